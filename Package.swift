@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "tictac",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "tictac", targets: ["tictac"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
+        // (so the fuzz target can compile it on its own).
+        .target(name: "TicTacWire"),
+        // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
+        .target(name: "TicTacEngine", dependencies: [
+            "TicTacWire",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        // Plain line mode: command parser, event formatter, the local game loop.
+        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire"]),
+        // The executable: argument parsing and nothing else.
+        .executableTarget(name: "tictac", dependencies: [
+            "TicTacTerminal", "TicTacEngine",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
+        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

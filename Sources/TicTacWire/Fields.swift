@@ -1,0 +1,84 @@
+/// TLV payload fields (Protocol.md §3): tag (1 byte), length (2 bytes), value.
+/// Senders write fields in ascending tag order. Receivers skip tags they do not know (so a
+/// later version can add fields), refuse a repeated tag, and check each known field's length.
+struct FieldWriter {
+    private var w = ByteWriter()
+
+    var bytes: [UInt8] { w.bytes }
+
+    mutating func raw(_ tag: UInt8, _ value: some Collection<UInt8>) {
+        w.write(tag)
+        w.write(UInt16(value.count))
+        w.write(value)
+    }
+
+    mutating func int<T: FixedWidthInteger>(_ tag: UInt8, _ value: T) {
+        var v = ByteWriter(capacity: MemoryLayout<T>.size)
+        v.write(value)
+        raw(tag, v.bytes)
+    }
+
+    mutating func id(_ tag: UInt8, _ value: ID128) { raw(tag, value.bytes) }
+
+    mutating func string(_ tag: UInt8, _ value: String) { raw(tag, Array(value.utf8)) }
+}
+
+/// The fields of one received payload, by tag, with typed accessors that throw on a missing
+/// field, a wrong length or an out-of-range value.
+struct Fields {
+    let type: UInt8
+    private var values: [UInt8: ArraySlice<UInt8>] = [:]
+
+    init(type: UInt8, payload: [UInt8]) throws(WireError) {
+        self.type = type
+        var r = ByteReader(payload)
+        while r.remaining > 0 {
+            let tag: UInt8 = try r.read()
+            let length: UInt16 = try r.read()
+            let value = try r.read(count: Int(length))
+            guard values[tag] == nil else { throw .duplicateField(type: type, tag: tag) }
+            values[tag] = value
+        }
+    }
+
+    func has(_ tag: UInt8) -> Bool { values[tag] != nil }
+
+    func raw(_ tag: UInt8, length: Int? = nil) throws(WireError) -> ArraySlice<UInt8> {
+        guard let v = values[tag] else { throw .missingField(type: type, tag: tag) }
+        if let length, v.count != length { throw .badFieldLength(type: type, tag: tag, length: v.count) }
+        return v
+    }
+
+    func int<T: FixedWidthInteger>(_ tag: UInt8, _: T.Type = T.self) throws(WireError) -> T {
+        var r = ByteReader(try raw(tag, length: MemoryLayout<T>.size))
+        return try r.read()
+    }
+
+    func id(_ tag: UInt8) throws(WireError) -> ID128 {
+        ID128(bytes: try raw(tag, length: 16))
+    }
+
+    func name(_ tag: UInt8) throws(WireError) -> DisplayName {
+        let bytes = try raw(tag)
+        do {
+            return try DisplayName(utf8: bytes)
+        } catch {
+            throw .invalidValue(type: type, tag: tag, reason: error.description)
+        }
+    }
+
+    /// Text that is shown to a person (an ERROR's message): valid UTF-8, bounded, and with
+    /// control characters replaced so a peer cannot drive our terminal.
+    func text(_ tag: UInt8, maxBytes: Int) throws(WireError) -> String {
+        let bytes = try raw(tag)
+        guard bytes.count <= maxBytes else { throw .badFieldLength(type: type, tag: tag, length: bytes.count) }
+        guard let s = String(validating: bytes, as: UTF8.self) else {
+            throw .invalidValue(type: type, tag: tag, reason: "not valid UTF-8")
+        }
+        return String(String.UnicodeScalarView(s.unicodeScalars.map { DisplayName.isControl($0) ? "\u{FFFD}" : $0 }))
+    }
+
+    func check(_ ok: Bool, _ tag: UInt8, _ reason: @autoclosure () -> String) throws(WireError) {
+        if !ok { throw .invalidValue(type: type, tag: tag, reason: reason()) }
+    }
+}

@@ -1,0 +1,131 @@
+/// The frame: a 12-byte header and a TLV payload (Protocol.md §2). The same frame travels in a
+/// TCP stream (back to back) and alone in a UDP datagram.
+///
+///     offset size field
+///     0      4    magic "TTAC" = 54 54 41 43
+///     4      1    version
+///     5      1    type
+///     6      2    flags (bit 0 = IGNORABLE; others reserved: send 0, ignore on receipt)
+///     8      4    payload length (at most `Frame.maxPayloadLength`)
+public struct Frame: Sendable, Equatable {
+    public static let magic: [UInt8] = [0x54, 0x54, 0x41, 0x43]
+    public static let headerLength = 12
+    /// The largest payload a receiver accepts; checked from the header, before allocation.
+    public static let maxPayloadLength = 16_384
+    /// Flag bit 0: a receiver that does not know this type skips the frame instead of failing.
+    public static let ignorableFlag: UInt16 = 0x0001
+
+    public var version: UInt8
+    public var type: UInt8
+    public var flags: UInt16
+    public var payload: [UInt8]
+
+    public init(version: UInt8, type: UInt8, flags: UInt16 = 0, payload: [UInt8]) {
+        self.version = version
+        self.type = type
+        self.flags = flags
+        self.payload = payload
+    }
+
+    public var isIgnorable: Bool { flags & Self.ignorableFlag != 0 }
+
+    /// The frame's bytes: header then payload.
+    public var bytes: [UInt8] {
+        var w = ByteWriter(capacity: Self.headerLength + payload.count)
+        w.write(Self.magic)
+        w.write(version)
+        w.write(type)
+        w.write(flags)
+        w.write(UInt32(payload.count))
+        w.write(payload)
+        return w.bytes
+    }
+
+    /// The header fields, parsed and checked (magic, declared length) from at least 12 bytes.
+    struct Header {
+        var version: UInt8
+        var type: UInt8
+        var flags: UInt16
+        var length: Int
+    }
+
+    static func parseHeader(_ bytes: ArraySlice<UInt8>) throws(WireError) -> Header {
+        var r = ByteReader(bytes)
+        let magic = Array(try r.read(count: 4))
+        guard magic == Self.magic else { throw .badMagic(magic) }
+        let version: UInt8 = try r.read()
+        let type: UInt8 = try r.read()
+        let flags: UInt16 = try r.read()
+        let length: UInt32 = try r.read()
+        guard length <= Self.maxPayloadLength else {
+            throw .frameTooLarge(declared: length, limit: Self.maxPayloadLength)
+        }
+        return Header(version: version, type: type, flags: flags, length: Int(length))
+    }
+
+    /// Parses one whole datagram: exactly one frame, no more and no fewer bytes.
+    public static func decodeDatagram(_ bytes: [UInt8]) throws(WireError) -> Frame {
+        guard bytes.count >= headerLength else { throw .truncated }
+        let h = try parseHeader(bytes[..<headerLength])
+        let end = headerLength + h.length
+        guard bytes.count >= end else { throw .truncated }
+        guard bytes.count == end else { throw .trailingBytes(bytes.count - end) }
+        return Frame(version: h.version, type: h.type, flags: h.flags, payload: Array(bytes[headerLength..<end]))
+    }
+}
+
+/// Splits a TCP byte stream into frames. Takes any chunking (one byte at a time, many frames
+/// in one read), yields frames in order and keeps the remainder. Holds at most one header
+/// plus `Frame.maxPayloadLength` bytes of an incomplete frame: a bad header is reported as
+/// soon as its 12 bytes are in, before any payload is buffered.
+///
+/// After an error the stream is out of sync and the decoder stays failed: close the connection.
+public struct FrameDecoder: Sendable {
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var failure: WireError?
+
+    public init() {}
+
+    /// Bytes held that do not yet make a frame.
+    public var bufferedCount: Int { buffer.count - start }
+
+    /// Appends bytes read from the socket.
+    public mutating func feed(_ bytes: some Collection<UInt8>) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next complete frame, or nil when more data is needed.
+    public mutating func next() throws(WireError) -> Frame? {
+        if let failure { throw failure }
+        guard bufferedCount >= Frame.headerLength else {
+            compact()
+            return nil
+        }
+        let header: Frame.Header
+        do {
+            header = try Frame.parseHeader(buffer[start..<(start + Frame.headerLength)])
+        } catch {
+            failure = error
+            throw error
+        }
+        let end = start + Frame.headerLength + header.length
+        guard buffer.count >= end else {
+            compact()
+            return nil
+        }
+        let frame = Frame(version: header.version, type: header.type, flags: header.flags,
+                          payload: Array(buffer[(start + Frame.headerLength)..<end]))
+        start = end
+        return frame
+    }
+
+    /// Drops consumed bytes once they are the larger part of the buffer, so appends stay
+    /// amortised O(1) and memory stays bounded by one frame plus one read.
+    private mutating func compact() {
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+    }
+}

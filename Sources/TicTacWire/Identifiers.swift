@@ -1,0 +1,90 @@
+/// A random 128-bit identifier: a daemon's instance id (stable for its life) or a game id.
+/// Shown as 32 lower-case hex digits.
+public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let high: UInt64
+    public let low: UInt64
+
+    public init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    /// A fresh id from `rng` (pass `SystemRandomNumberGenerator` outside tests).
+    public static func random<R: RandomNumberGenerator>(using rng: inout R) -> ID128 {
+        ID128(high: rng.next(), low: rng.next())
+    }
+
+    /// From exactly 16 big-endian bytes (callers check the count).
+    init(bytes: ArraySlice<UInt8>) {
+        var h: UInt64 = 0, l: UInt64 = 0
+        for (i, b) in bytes.enumerated() {
+            if i < 8 { h = h << 8 | UInt64(b) } else { l = l << 8 | UInt64(b) }
+        }
+        self.init(high: h, low: l)
+    }
+
+    /// Parses 32 hex digits (as printed by `description`).
+    public init?(hex: String) {
+        guard hex.utf8.count == 32,
+              let h = UInt64(hex.prefix(16), radix: 16),
+              let l = UInt64(hex.suffix(16), radix: 16) else { return nil }
+        self.init(high: h, low: l)
+    }
+
+    public var bytes: [UInt8] {
+        var w = ByteWriter(capacity: 16)
+        w.write(high)
+        w.write(low)
+        return w.bytes
+    }
+
+    public var description: String {
+        let h = String(high, radix: 16), l = String(low, radix: 16)
+        return String(repeating: "0", count: 16 - h.count) + h + String(repeating: "0", count: 16 - l.count) + l
+    }
+
+    public static func < (a: ID128, b: ID128) -> Bool { (a.high, a.low) < (b.high, b.low) }
+}
+
+/// Why a display name was refused.
+public enum NameError: Error, Sendable, Equatable, CustomStringConvertible {
+    case empty, tooLong(Int), invalidUTF8, controlCharacter, surroundingSpace
+
+    public var description: String {
+        switch self {
+        case .empty: "name is empty"
+        case let .tooLong(n): "name is \(n) bytes long (at most \(DisplayName.maxBytes))"
+        case .invalidUTF8: "name is not valid UTF-8"
+        case .controlCharacter: "name contains a control character"
+        case .surroundingSpace: "name starts or ends with white space"
+        }
+    }
+}
+
+/// A player's display name: 1...64 bytes of UTF-8, no control characters (C0, DEL, C1, so a
+/// peer cannot send terminal escape sequences), no leading or trailing white space.
+/// Names are labels, not keys: two players may share one; the instance id tells them apart.
+public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
+    public static let maxBytes = 64
+    public let value: String
+
+    public init(_ value: String) throws(NameError) {
+        try self.init(utf8: Array(value.utf8)[...])
+    }
+
+    public init(utf8 bytes: ArraySlice<UInt8>) throws(NameError) {
+        guard !bytes.isEmpty else { throw .empty }
+        guard bytes.count <= Self.maxBytes else { throw .tooLong(bytes.count) }
+        guard let s = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
+        guard !s.unicodeScalars.contains(where: Self.isControl) else { throw .controlCharacter }
+        guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last,
+              !first.properties.isWhitespace, !last.properties.isWhitespace else { throw .surroundingSpace }
+        value = s
+    }
+
+    public var description: String { value }
+
+    static func isControl(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
+    }
+}

@@ -1,0 +1,184 @@
+/// Protocol versions this build speaks (Protocol.md §4).
+public enum ProtocolVersion {
+    public static let supported: ClosedRange<UInt8> = 1...1
+    public static let current: UInt8 = supported.upperBound
+
+    /// The highest version both ranges contain, or nil when they do not overlap.
+    public static func negotiate(local: ClosedRange<UInt8> = supported, remoteMin: UInt8, remoteMax: UInt8) -> UInt8? {
+        guard remoteMin <= remoteMax else { return nil }
+        let high = min(local.upperBound, remoteMax)
+        return high >= max(local.lowerBound, remoteMin) ? high : nil
+    }
+}
+
+/// What a daemon offers (HELLO and ANNOUNCE field). Unknown bits are kept and ignored.
+public struct Capabilities: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// Plays turn-based tic-tac-toe over TCP.
+    public static let tictactoe = Capabilities(rawValue: 1 << 0)
+    /// Takes part in the collaborative field over UDP.
+    public static let field = Capabilities(rawValue: 1 << 1)
+    /// A headless bot that accepts every invitation.
+    public static let bot = Capabilities(rawValue: 1 << 2)
+}
+
+/// The handshake: first frame each side sends on a TCP connection.
+public struct Hello: Sendable, Equatable {
+    public var minVersion: UInt8
+    public var maxVersion: UInt8
+    public var instanceID: ID128
+    public var name: DisplayName
+    public var capabilities: Capabilities
+
+    public init(minVersion: UInt8 = ProtocolVersion.supported.lowerBound,
+                maxVersion: UInt8 = ProtocolVersion.supported.upperBound,
+                instanceID: ID128, name: DisplayName, capabilities: Capabilities) {
+        self.minVersion = minVersion
+        self.maxVersion = maxVersion
+        self.instanceID = instanceID
+        self.name = name
+        self.capabilities = capabilities
+    }
+}
+
+/// An invitation to a match on a board of the given shape.
+public struct Invite: Sendable, Equatable {
+    public var gameID: ID128
+    public var rows: UInt8
+    public var cols: UInt8
+    public var k: UInt8
+
+    public init(gameID: ID128, rows: UInt8 = 3, cols: UInt8 = 3, k: UInt8 = 3) {
+        self.gameID = gameID
+        self.rows = rows
+        self.cols = cols
+        self.k = k
+    }
+}
+
+/// Why an invitation was not taken.
+public enum DeclineReason: UInt8, Sendable, Equatable {
+    case declined = 0
+    case busy = 1
+    case noAnswer = 2
+    case unsupported = 3
+}
+
+/// A daemon's discovery announcement (UDP).
+public struct Announce: Sendable, Equatable {
+    public var instanceID: ID128
+    public var name: DisplayName
+    public var tcpPort: UInt16
+    public var capabilities: Capabilities
+    /// UDP port of the collaborative field, 0 when not taking part.
+    public var fieldPort: UInt16
+    public var busy: Bool
+
+    public init(instanceID: ID128, name: DisplayName, tcpPort: UInt16, capabilities: Capabilities,
+                fieldPort: UInt16 = 0, busy: Bool = false) {
+        self.instanceID = instanceID
+        self.name = name
+        self.tcpPort = tcpPort
+        self.capabilities = capabilities
+        self.fieldPort = fieldPort
+        self.busy = busy
+    }
+}
+
+/// A sphere's full state in the collaborative field (UDP). Every packet carries the whole state,
+/// so a lost one is corrected by the next; `sequence` lets a receiver drop reordered stale ones.
+public struct Sphere: Sendable, Equatable {
+    public var instanceID: ID128
+    public var sequence: UInt32
+    public var x: Int32
+    public var y: Int32
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+
+    public init(instanceID: ID128, sequence: UInt32, x: Int32, y: Int32, red: UInt8, green: UInt8, blue: UInt8) {
+        self.instanceID = instanceID
+        self.sequence = sequence
+        self.x = x
+        self.y = y
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+}
+
+/// Every message of protocol version 1 (Protocol.md §6).
+public enum Message: Sendable, Equatable {
+    // Session (TCP)
+    case hello(Hello)
+    case error(code: UInt16, message: String)
+    case ping(nonce: UInt64)
+    case pong(nonce: UInt64)
+    case leave
+    // Lobby (TCP)
+    case invite(Invite)
+    case accept(gameID: ID128)
+    case decline(gameID: ID128, reason: DeclineReason)
+    case cancel(gameID: ID128)
+    // Game (TCP): the seed's Reset, DieRoll, Ack and Move, with a commitment before the roll.
+    case reset
+    case rollCommit(commitment: [UInt8])
+    case roll(value: UInt32, nonce: ID128)
+    case rollAck(value: UInt32)
+    case move(cell: UInt16)
+    case resign
+    // Discovery (UDP)
+    case announce(Announce)
+    case query(from: ID128)
+    case goodbye(ID128)
+    // Collaborative field (UDP)
+    case sphere(Sphere)
+
+    /// Type codes on the wire.
+    public enum Kind: UInt8, Sendable, CaseIterable {
+        case hello = 0x01, error = 0x02, ping = 0x03, pong = 0x04, leave = 0x05
+        case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
+        case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25
+        case announce = 0x30, query = 0x31, goodbye = 0x32
+        case sphere = 0x40
+
+        /// True for messages that travel in UDP datagrams.
+        public var isDatagram: Bool {
+            switch self {
+            case .announce, .query, .goodbye, .sphere: true
+            default: false
+            }
+        }
+    }
+
+    /// The largest roll (the seed's 0...999,999).
+    public static let maxRoll: UInt32 = 999_999
+    /// The longest ERROR message text, in bytes.
+    public static let maxErrorText = 256
+
+    public var kind: Kind {
+        switch self {
+        case .hello: .hello
+        case .error: .error
+        case .ping: .ping
+        case .pong: .pong
+        case .leave: .leave
+        case .invite: .invite
+        case .accept: .accept
+        case .decline: .decline
+        case .cancel: .cancel
+        case .reset: .reset
+        case .rollCommit: .rollCommit
+        case .roll: .roll
+        case .rollAck: .rollAck
+        case .move: .move
+        case .resign: .resign
+        case .announce: .announce
+        case .query: .query
+        case .goodbye: .goodbye
+        case .sphere: .sphere
+        }
+    }
+}

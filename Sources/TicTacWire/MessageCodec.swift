@@ -1,0 +1,148 @@
+// Field tags per message are listed in Protocol.md §6; keep the two in step (the vector test
+// in TicTacWireTests fails when they drift).
+
+extension Message {
+    /// The payload's TLV fields, in ascending tag order.
+    public var payload: [UInt8] {
+        var f = FieldWriter()
+        switch self {
+        case let .hello(h):
+            f.int(1, h.minVersion)
+            f.int(2, h.maxVersion)
+            f.id(3, h.instanceID)
+            f.string(4, h.name.value)
+            f.int(5, h.capabilities.rawValue)
+        case let .error(code, message):
+            f.int(1, code)
+            f.string(2, String(decoding: Array(message.utf8.prefix(Self.maxErrorText)), as: UTF8.self))
+        case let .ping(nonce), let .pong(nonce):
+            f.int(1, nonce)
+        case .leave, .reset, .resign:
+            break
+        case let .invite(i):
+            f.id(1, i.gameID)
+            f.int(2, i.rows)
+            f.int(3, i.cols)
+            f.int(4, i.k)
+        case let .accept(id), let .cancel(id):
+            f.id(1, id)
+        case let .decline(id, reason):
+            f.id(1, id)
+            f.int(2, reason.rawValue)
+        case let .rollCommit(commitment):
+            f.raw(1, commitment)
+        case let .roll(value, nonce):
+            f.int(1, value)
+            f.id(2, nonce)
+        case let .rollAck(value):
+            f.int(1, value)
+        case let .move(cell):
+            f.int(1, cell)
+        case let .announce(a):
+            f.id(1, a.instanceID)
+            f.string(2, a.name.value)
+            f.int(3, a.tcpPort)
+            f.int(4, a.capabilities.rawValue)
+            f.int(5, a.fieldPort)
+            f.int(6, UInt8(a.busy ? 1 : 0))
+        case let .query(id), let .goodbye(id):
+            f.id(1, id)
+        case let .sphere(s):
+            f.id(1, s.instanceID)
+            f.int(2, s.sequence)
+            f.int(3, s.x)
+            f.int(4, s.y)
+            f.raw(5, [s.red, s.green, s.blue])
+        }
+        return f.bytes
+    }
+
+    /// The message as a frame of the given protocol version.
+    public func frame(version: UInt8 = ProtocolVersion.current) -> Frame {
+        Frame(version: version, type: kind.rawValue, payload: payload)
+    }
+
+    /// The message's bytes on the wire: header and payload.
+    public func encoded(version: UInt8 = ProtocolVersion.current) -> [UInt8] {
+        frame(version: version).bytes
+    }
+
+    /// Decodes a frame's message. HELLO and ERROR are frozen across versions and decode under any
+    /// header version (so a peer of another version is told why it is refused); every other type
+    /// needs a version in `ProtocolVersion.supported`.
+    public init(frame: Frame) throws(WireError) {
+        guard let kind = Kind(rawValue: frame.type) else {
+            throw .unknownType(frame.type, ignorable: frame.isIgnorable)
+        }
+        if kind != .hello, kind != .error, !ProtocolVersion.supported.contains(frame.version) {
+            throw .unsupportedVersion(frame.version)
+        }
+        let f = try Fields(type: frame.type, payload: frame.payload)
+        switch kind {
+        case .hello:
+            let minV: UInt8 = try f.int(1), maxV: UInt8 = try f.int(2)
+            try f.check(minV >= 1 && minV <= maxV, 1, "version range \(minV)...\(maxV) is empty")
+            self = .hello(Hello(minVersion: minV, maxVersion: maxV, instanceID: try f.id(3),
+                                name: try f.name(4), capabilities: Capabilities(rawValue: try f.int(5))))
+        case .error:
+            self = .error(code: try f.int(1), message: try f.text(2, maxBytes: Self.maxErrorText))
+        case .ping:
+            self = .ping(nonce: try f.int(1))
+        case .pong:
+            self = .pong(nonce: try f.int(1))
+        case .leave:
+            self = .leave
+        case .invite:
+            let i = Invite(gameID: try f.id(1), rows: try f.int(2), cols: try f.int(3), k: try f.int(4))
+            // Range rules live in the engine (BoardSize); here only what the bytes must be.
+            try f.check(i.rows > 0 && i.cols > 0 && i.k > 0, 2, "board dimensions must be positive")
+            self = .invite(i)
+        case .accept:
+            self = .accept(gameID: try f.id(1))
+        case .decline:
+            let raw: UInt8 = try f.int(2)
+            // A reason this version does not know still means "no": show it as a plain decline.
+            self = .decline(gameID: try f.id(1), reason: DeclineReason(rawValue: raw) ?? .declined)
+        case .cancel:
+            self = .cancel(gameID: try f.id(1))
+        case .reset:
+            self = .reset
+        case .rollCommit:
+            self = .rollCommit(commitment: Array(try f.raw(1, length: 32)))
+        case .roll:
+            let value: UInt32 = try f.int(1)
+            try f.check(value <= Self.maxRoll, 1, "roll \(value) is above \(Self.maxRoll)")
+            self = .roll(value: value, nonce: try f.id(2))
+        case .rollAck:
+            let value: UInt32 = try f.int(1)
+            try f.check(value <= Self.maxRoll, 1, "roll \(value) is above \(Self.maxRoll)")
+            self = .rollAck(value: value)
+        case .move:
+            self = .move(cell: try f.int(1))
+        case .resign:
+            self = .resign
+        case .announce:
+            let busy: UInt8 = try f.int(6)
+            self = .announce(Announce(instanceID: try f.id(1), name: try f.name(2), tcpPort: try f.int(3),
+                                      capabilities: Capabilities(rawValue: try f.int(4)),
+                                      fieldPort: try f.int(5), busy: busy != 0))
+        case .query:
+            self = .query(from: try f.id(1))
+        case .goodbye:
+            self = .goodbye(try f.id(1))
+        case .sphere:
+            let rgb = try f.raw(5, length: 3)
+            self = .sphere(Sphere(instanceID: try f.id(1), sequence: try f.int(2), x: try f.int(3),
+                                  y: try f.int(4), red: rgb[rgb.startIndex], green: rgb[rgb.startIndex + 1],
+                                  blue: rgb[rgb.startIndex + 2]))
+        }
+    }
+
+    /// Decodes one UDP datagram (exactly one frame). Only datagram kinds are accepted; a
+    /// receiver drops anything that throws (Protocol.md §7).
+    public init(datagram: [UInt8]) throws(WireError) {
+        let frame = try Frame.decodeDatagram(datagram)
+        try self.init(frame: frame)
+        guard kind.isDatagram else { throw .unknownType(frame.type, ignorable: frame.isIgnorable) }
+    }
+}
