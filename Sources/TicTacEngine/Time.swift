@@ -1,0 +1,31 @@
+/// A point on a monotonic clock, in nanoseconds from an arbitrary origin. The engine never reads
+/// a clock: the caller passes `now` in (the reactor's monotonic clock, or a test's virtual time).
+public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public var nanoseconds: Int64
+
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    public static let zero = Instant(nanoseconds: 0)
+
+    public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
+
+    public static func + (a: Instant, d: Duration) -> Instant {
+        let (s, atto) = d.components
+        return Instant(nanoseconds: a.nanoseconds &+ s &* 1_000_000_000 &+ atto / 1_000_000_000)
+    }
+
+    /// The duration from `b` to `a`.
+    public static func - (a: Instant, b: Instant) -> Duration { .nanoseconds(a.nanoseconds - b.nanoseconds) }
+
+    public var description: String { "\(Double(nanoseconds) / 1e9)s" }
+}
+
+/// Type-erased random number generator, so sessions can hold the system generator in
+/// production and a seeded one in tests.
+public struct AnyRandom: RandomNumberGenerator {
+    private var base: any RandomNumberGenerator
+
+    public init(_ base: any RandomNumberGenerator) { self.base = base }
+
+    public mutating func next() -> UInt64 { base.next() }
+}
