@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import Testing
+import TicTacEngine
+import TicTacWire
+
+@Suite struct CommitmentTests {
+    /// The `sha256=` blocks of Protocol.md §8: roll (4 bytes) then nonce (16 bytes).
+    @Test func protocolCommitmentVectors() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Protocol.md").standardized
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+        var checked = 0
+        var i = 0
+        while i < lines.count {
+            defer { i += 1 }
+            guard lines[i].hasPrefix("```hex "), let attr = lines[i].split(separator: " ").first(where: { $0.hasPrefix("sha256=") })
+            else { continue }
+            var hex = ""
+            i += 1
+            while i < lines.count, !lines[i].hasPrefix("```") {
+                hex += (lines[i].split(separator: "#", omittingEmptySubsequences: false).first ?? "").filter(\.isHexDigit)
+                i += 1
+            }
+            let bytes = stride(from: 0, to: hex.count, by: 2).map { o -> UInt8 in
+                let s = hex.index(hex.startIndex, offsetBy: o)
+                return UInt8(hex[s..<hex.index(s, offsetBy: 2)], radix: 16) ?? 0
+            }
+            #expect(bytes.count == 20)
+            let roll = bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            let nonce = try #require(ID128(hex: bytes[4...].map { String(format: "%02x", $0) }.joined()))
+            let expected = String(attr.dropFirst("sha256=".count))
+            let made = Commitment.make(roll: roll, nonce: nonce).map { String(format: "%02x", $0) }.joined()
+            #expect(made == expected)
+            #expect(Commitment.verify(Commitment.make(roll: roll, nonce: nonce), roll: roll, nonce: nonce))
+            #expect(!Commitment.verify(Commitment.make(roll: roll, nonce: nonce), roll: roll &+ 1, nonce: nonce))
+            checked += 1
+        }
+        #expect(checked >= 1)
+    }
+}
