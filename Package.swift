@@ -20,8 +20,11 @@ let package = Package(
             "TicTacWire",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
+        // POSIX core: one epoll reactor, timers, sockets.
+        .target(name: "CTicTacNet"),
+        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacEngine"]),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet"]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
             "TicTacTerminal", "TicTacEngine",
@@ -29,6 +32,7 @@ let package = Package(
         ]),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire"]),
+        .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacEngine"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire"]),
     ],
     swiftLanguageModes: [.v6]

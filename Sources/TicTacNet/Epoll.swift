@@ -1,0 +1,79 @@
+import CTicTacNet
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Readiness a file descriptor is watched for or reported with.
+public struct Interest: OptionSet, Sendable, Hashable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    public static let read = Interest(rawValue: 1)
+    public static let write = Interest(rawValue: 2)
+    /// Reported only: the peer hung up or the fd is in error. Handlers read to learn which.
+    public static let hangup = Interest(rawValue: 4)
+}
+
+/// The epoll backend: five calls, as Redis' aeApi* (create, add, modify, delete, poll).
+/// Each registration carries a 64-bit token the loop chooses (fd and generation).
+struct Epoll: ~Copyable {
+    private let fd: Int32
+    private var events: [epoll_event]
+
+    init(capacity: Int = 256) throws(NetError) {
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard fd >= 0 else { throw .last("epoll_create1") }
+        self.fd = fd
+        self.events = Array(repeating: epoll_event(), count: capacity)
+    }
+
+    deinit { close(fd) }
+
+    private static func mask(_ interest: Interest) -> UInt32 {
+        var m: UInt32 = 0
+        if interest.contains(.read) { m |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }
+        if interest.contains(.write) { m |= EPOLLOUT.rawValue }
+        return m
+    }
+
+    private func control(_ op: Int32, _ target: Int32, _ interest: Interest, _ token: UInt64) throws(NetError) {
+        var ev = epoll_event()
+        ev.events = Self.mask(interest)
+        ev.data.u64 = token
+        guard epoll_ctl(fd, op, target, &ev) == 0 else { throw .last("epoll_ctl") }
+    }
+
+    func add(_ target: Int32, _ interest: Interest, token: UInt64) throws(NetError) {
+        try control(EPOLL_CTL_ADD, target, interest, token)
+    }
+
+    func modify(_ target: Int32, _ interest: Interest, token: UInt64) throws(NetError) {
+        try control(EPOLL_CTL_MOD, target, interest, token)
+    }
+
+    func remove(_ target: Int32) {
+        var ev = epoll_event()
+        _ = epoll_ctl(fd, EPOLL_CTL_DEL, target, &ev) // the fd may already be closed: nothing to do
+    }
+
+    /// Waits up to `timeoutMs` (-1 forever); returns the ready tokens. EINTR returns none.
+    /// The batch is returned, not dispatched, so handlers may change registrations freely.
+    mutating func poll(timeoutMs: Int32) throws(NetError) -> [(token: UInt64, ready: Interest)] {
+        let n = events.withUnsafeMutableBufferPointer { epoll_wait(fd, $0.baseAddress, Int32($0.count), timeoutMs) }
+        if n < 0 {
+            if errno == EINTR { return [] }
+            throw .last("epoll_wait")
+        }
+        var batch: [(token: UInt64, ready: Interest)] = []
+        batch.reserveCapacity(Int(n))
+        for i in 0..<Int(n) {
+            let e = events[i]
+            var ready: Interest = []
+            if e.events & (EPOLLIN.rawValue | EPOLLPRI.rawValue) != 0 { ready.insert(.read) }
+            if e.events & EPOLLOUT.rawValue != 0 { ready.insert(.write) }
+            if e.events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 { ready.insert(.hangup) }
+            batch.append((e.data.u64, ready))
+        }
+        return batch
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacEngine
+
+/// One thread, one loop: every file descriptor and timer of a daemon is owned here (as Redis'
+/// ae.c). Not thread-safe by design; everything runs on the thread that calls `run()`.
+///
+/// Registrations are indexed by fd with a generation number packed into epoll's user data, and
+/// interest is re-checked before each callback: an earlier callback in the same batch may have
+/// closed that fd, or closed it and opened another with the same number.
+/// The epoll timeout comes from the nearest timer on the monotonic clock; EINTR is retried.
+public final class Reactor {
+    public typealias Handler = (Interest) -> Void
+    /// Identifies a scheduled timer, for `cancel`.
+    public struct TimerID: Hashable, Sendable { fileprivate let value: UInt64 }
+
+    private struct Registration {
+        var generation: UInt32
+        var interest: Interest
+        var handler: Handler
+    }
+
+    private struct TimerEntry {
+        var deadline: Instant
+        var id: UInt64
+    }
+
+    private var epoll: Epoll
+    private var registrations: [Int32: Registration] = [:]
+    private var nextGeneration: UInt32 = 1
+    private var heap: [TimerEntry] = []
+    private var timers: [UInt64: () -> Void] = [:]
+    private var nextTimerID: UInt64 = 1
+    private var stopped = false
+
+    public init() throws(NetError) {
+        epoll = try Epoll()
+    }
+
+    /// The monotonic clock, as engine time.
+    public static func now() -> Instant {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Instant(nanoseconds: Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec))
+    }
+
+    public var now: Instant { Self.now() }
+
+    /// Number of registered file descriptors.
+    public var registeredCount: Int { registrations.count }
+
+    // MARK: File descriptors
+
+    /// Watches `fd` for `interest`; `handler` gets the readiness reported.
+    public func register(_ fd: Int32, _ interest: Interest, handler: @escaping Handler) throws(NetError) {
+        let generation = nextGeneration
+        nextGeneration &+= 1
+        try epoll.add(fd, interest, token: Self.token(fd, generation))
+        registrations[fd] = Registration(generation: generation, interest: interest, handler: handler)
+    }
+
+    /// Changes what `fd` is watched for (no-op if unchanged or unknown).
+    public func update(_ fd: Int32, _ interest: Interest) throws(NetError) {
+        guard var r = registrations[fd], r.interest != interest else { return }
+        try epoll.modify(fd, interest, token: Self.token(fd, r.generation))
+        r.interest = interest
+        registrations[fd] = r
+    }
+
+    /// Stops watching `fd`. Call before closing it.
+    public func unregister(_ fd: Int32) {
+        guard registrations.removeValue(forKey: fd) != nil else { return }
+        epoll.remove(fd)
+    }
+
+    private static func token(_ fd: Int32, _ generation: UInt32) -> UInt64 {
+        UInt64(UInt32(bitPattern: fd)) | UInt64(generation) << 32
+    }
+
+    // MARK: Timers
+
+    /// Calls `body` once at or after `deadline`.
+    @discardableResult
+    public func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerID {
+        let id = nextTimerID
+        nextTimerID += 1
+        timers[id] = body
+        heap.append(TimerEntry(deadline: deadline, id: id))
+        siftUp(heap.count - 1)
+        return TimerID(value: id)
+    }
+
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping () -> Void) -> TimerID {
+        schedule(at: now + delay, body)
+    }
+
+    /// Cancels a timer that has not fired (no-op otherwise). Its heap entry is skipped later.
+    public func cancel(_ timer: TimerID) {
+        timers.removeValue(forKey: timer.value)
+    }
+
+    // MARK: The loop
+
+    /// Runs until `stop()`.
+    public func run() throws(NetError) {
+        stopped = false
+        while !stopped {
+            try runOnce(maxWait: nil)
+        }
+    }
+
+    /// Makes `run()` return after the current callback.
+    public func stop() { stopped = true }
+
+    /// One turn: wait for I/O until the nearest timer (at most `maxWait`), dispatch, fire timers.
+    public func runOnce(maxWait: Duration? = nil) throws(NetError) {
+        var timeout: Int32 = -1
+        if let next = nextDeadline() {
+            let ns = max(0, next.nanoseconds - now.nanoseconds)
+            timeout = Int32(clamping: (ns + 999_999) / 1_000_000) // round up: never wake early
+        }
+        if let maxWait {
+            let ms = Int32(clamping: (maxWait.components.seconds * 1000) + maxWait.components.attoseconds / 1_000_000_000_000_000)
+            timeout = timeout < 0 ? ms : min(timeout, ms)
+        }
+        for (token, ready) in try epoll.poll(timeoutMs: timeout) {
+            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
+            let generation = UInt32(truncatingIfNeeded: token >> 32)
+            // A callback earlier in this batch may have closed or replaced the fd.
+            guard let r = registrations[fd], r.generation == generation, !stopped else { continue }
+            let relevant = ready.intersection(r.interest.union(.hangup))
+            if !relevant.isEmpty { r.handler(relevant) }
+        }
+        fireTimers()
+    }
+
+    private func nextDeadline() -> Instant? {
+        while let top = heap.first, timers[top.id] == nil { popHeap() }
+        return heap.first?.deadline
+    }
+
+    private func fireTimers() {
+        let t = now
+        while !stopped, let top = heap.first, top.deadline <= t {
+            popHeap()
+            if let body = timers.removeValue(forKey: top.id) { body() }
+        }
+    }
+
+    // MARK: Binary heap on deadline
+
+    private func siftUp(_ index: Int) {
+        var i = index
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].deadline < heap[parent].deadline else { return }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private func popHeap() {
+        heap.swapAt(0, heap.count - 1)
+        heap.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count, heap[l].deadline < heap[m].deadline { m = l }
+            if r < heap.count, heap[r].deadline < heap[m].deadline { m = r }
+            if m == i { return }
+            heap.swapAt(i, m)
+            i = m
+        }
+    }
+}

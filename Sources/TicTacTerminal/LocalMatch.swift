@@ -1,0 +1,115 @@
+import TicTacEngine
+import TicTacWire
+
+/// A game against the bot with no network: the player's GameSession and the bot's GameSession
+/// joined by an in-process link that carries real encoded frames, so the local game runs the
+/// same protocol as a networked one. Pure: the caller passes time in and prints what comes out.
+public struct LocalMatch {
+    public private(set) var human: GameSession
+    public private(set) var botSide: GameSession
+    public let bot: Bot
+    public let opponent: Opponent
+    private var botRNG: AnyRandom
+    private let budget: () -> SearchBudget
+    private var output: [OutputEvent] = []
+
+    /// - Parameters:
+    ///   - rng: randomness for both sessions and the bot (the system generator outside tests).
+    ///   - budget: a fresh search budget per bot move (a clock-based 200 ms in the app).
+    public init(size: BoardSize = .classic, level: BotLevel, rng: some RandomNumberGenerator,
+                budget: @escaping () -> SearchBudget = { .unlimited }) {
+        var rng = AnyRandom(rng)
+        human = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
+        botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
+        bot = Bot(level: level)
+        botRNG = AnyRandom(SplitMix64(seed: rng.next()))
+        opponent = Opponent(id: ID128.random(using: &rng), name: "bot (\(level.rawValue))")
+        self.budget = budget
+    }
+
+    /// When `timeout(now:)` must be called next.
+    public var nextDeadline: Instant? {
+        [human.nextDeadline, botSide.nextDeadline].compactMap { $0 }.min()
+    }
+
+    public mutating func start(now: Instant) -> [OutputEvent] {
+        try? human.handle(.start, now: now)
+        try? botSide.handle(.start, now: now)
+        return pump(now: now)
+    }
+
+    /// Carries out one command. `quit` is the caller's to handle.
+    public mutating func command(_ command: Command, now: Instant) -> [OutputEvent] {
+        do {
+            switch command {
+            case let .move(n): try human.handle(.localMove(n - 1), now: now)
+            case .new:
+                try human.handle(.localNewGame, now: now)
+                // The bot joins a rematch the player asks for at once instead of waiting 3 s.
+                var events = pump(now: now)
+                if botSide.state == .done { try? botSide.handle(.localNewGame, now: now) }
+                events += pump(now: now)
+                return events
+            case .resign: try human.handle(.localResign, now: now)
+            case .help: output.append(.help(Command.helpText))
+            case .quit: break
+            }
+        } catch {
+            output.append(.error(code: Self.code(error), message: error.description))
+        }
+        return pump(now: now)
+    }
+
+    public mutating func timeout(now: Instant) -> [OutputEvent] {
+        human.handleTimeout(now: now)
+        botSide.handleTimeout(now: now)
+        return pump(now: now)
+    }
+
+    static func code(_ e: LocalActionError) -> String {
+        switch e {
+        case .notYourTurn: "not-your-turn"
+        case .illegal: "illegal-move"
+        case .noGame: "no-game"
+        }
+    }
+
+    /// Delivers frames both ways until quiet; the bot moves as soon as it is told it is its turn.
+    private mutating func pump(now: Instant) -> [OutputEvent] {
+        var progress = true
+        while progress {
+            progress = false
+            for action in human.pollActions() {
+                progress = true
+                switch action {
+                case let .send(m): deliver(m, to: &botSide, now: now)
+                case let .show(e): output.append(.game(e, opponent: opponent))
+                case let .fail(code, message): output.append(.error(code: code.description, message: message))
+                }
+            }
+            for action in botSide.pollActions() {
+                progress = true
+                switch action {
+                case let .send(m): deliver(m, to: &human, now: now)
+                case .show(.yourTurn): botMove(now: now)
+                case .show: break
+                case let .fail(code, message): output.append(.error(code: code.description, message: "bot: \(message)"))
+                }
+            }
+        }
+        defer { output.removeAll() }
+        return output
+    }
+
+    private mutating func botMove(now: Instant) {
+        let cell = bot.chooseMove(on: botSide.board, as: botSide.piece, using: &botRNG, budget: budget())
+        try? botSide.handle(.localMove(cell), now: now) // the bot only returns legal moves
+    }
+
+    private func deliver(_ m: Message, to side: inout GameSession, now: Instant) {
+        var decoder = FrameDecoder()
+        decoder.feed(m.encoded())
+        guard let frame = try? decoder.next(), let decoded = try? Message(frame: frame) else { return }
+        try? side.handle(.received(decoded), now: now)
+    }
+}
