@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacTerminal
+
+@Suite struct CommandTests {
+    @Test func parsesEveryCommand() throws {
+        #expect(try Command.parse("move 5") == .move(5))
+        #expect(try Command.parse("  MOVE   12 ") == .move(12))
+        #expect(try Command.parse("7") == .move(7))
+        #expect(try Command.parse("new") == .new)
+        #expect(try Command.parse("resign") == .resign)
+        #expect(try Command.parse("quit") == .quit)
+        #expect(try Command.parse("q") == .quit)
+        #expect(try Command.parse("help") == .help)
+    }
+
+    @Test(arguments: ["", "   ", "move", "move x", "move 1 2", "new game", "jump 3", String(repeating: "m", count: 300)])
+    func refusesBadLines(line: String) {
+        #expect(throws: Command.ParseError.self) { try Command.parse(line) }
+    }
+}
+
+@Suite struct JSONTests {
+    @Test func escapesWhatMustBeEscaped() {
+        #expect(JSON.string("a\"b\\c").serialized == #""a\"b\\c""#)
+        #expect(JSON.string("line\nnext\u{1b}[2J").serialized == #""line\nnext\u001b[2J""#)
+        #expect(JSON.string("é🎲").serialized == "\"é🎲\"")
+        #expect(JSON.object([("event", .string("x")), ("n", .int(-3)), ("ok", .bool(true)), ("v", .null),
+                             ("a", .array([.int(1), .int(2)]))]).serialized
+            == #"{"event":"x","n":-3,"ok":true,"v":null,"a":[1,2]}"#)
+    }
+
+    @Test func outputIsValidJSONForFoundation() throws {
+        let s = JSON.object([("event", .string("e\u{0}\u{7f}\u{2028}"))]).serialized
+        let parsed = try JSONSerialization.jsonObject(with: Data(s.utf8)) as? [String: String]
+        #expect(parsed?["event"] == "e\u{0}\u{7f}\u{2028}")
+    }
+}
+
+@Suite struct LineReaderTests {
+    @Test func splitsAcrossChunksAndBoundsLength() {
+        var r = LineReader(maxBytes: 8)
+        #expect(r.feed(Array("mo".utf8)) == [])
+        #expect(r.feed(Array("ve 5\nnew\r\n".utf8)) == [.line("move 5"), .line("new")])
+        #expect(r.feed(Array("0123456789abc".utf8)) == [.tooLong])
+        #expect(r.feed(Array("def\nquit".utf8)) == [])
+        #expect(r.finish() == [.line("quit")])
+    }
+}
+
+@Suite struct OutputFormatterTests {
+    let opponent = Opponent(id: ID128(high: 1, low: 2), name: "bot (perfect)")
+    let json = OutputFormatter(style: .json)
+
+    private func line(_ e: GameEvent) -> String { json.lines(for: .game(e, opponent: opponent)).joined() }
+
+    @Test func jsonShapesAreTheDocumentedOnes() throws {
+        #expect(line(.gameStarted(piece: .o, first: true, size: .classic))
+            == #"{"event":"game-started","opponent":{"id":"00000000000000010000000000000002","name":"bot (perfect)"},"piece":"O","first":true,"rows":3,"cols":3,"k":3}"#)
+        var board = Board()
+        try board.place(.o, at: 0)
+        try board.place(.x, at: 2)
+        #expect(line(.board(board)) == #"{"event":"board","cells":"O.X......"}"#)
+        #expect(line(.yourTurn) == #"{"event":"your-turn"}"#)
+        #expect(line(.opponentMoved(cell: 4)) == #"{"event":"opponent-moved","cell":5}"#)
+        #expect(line(.gameOver(result: .won, line: [0, 4, 8], resigned: false))
+            == #"{"event":"game-over","result":"won","line":[1,5,9],"resigned":false}"#)
+        #expect(line(.gameOver(result: .draw, line: nil, resigned: false))
+            == #"{"event":"game-over","result":"draw","line":null,"resigned":false}"#)
+        #expect(line(.score(Score(won: 1, lost: 0, drawn: 2))) == #"{"event":"score","won":1,"lost":0,"drawn":2}"#)
+        #expect(json.lines(for: .error(code: "bad-command", message: "x")).joined()
+            == #"{"event":"error","code":"bad-command","message":"x"}"#)
+    }
+
+    @Test func textUsesTheOriginalStrings() {
+        let text = OutputFormatter(style: .text)
+        func t(_ e: GameEvent) -> String { text.lines(for: .game(e, opponent: opponent)).joined() }
+        #expect(t(.yourTurn) == "Your Turn")
+        #expect(t(.opponentTurn) == "Opponent's Turn")
+        #expect(t(.gameOver(result: .won, line: [0, 1, 2], resigned: false)) == "You Won! (line 1-2-3)")
+        #expect(t(.gameOver(result: .lost, line: [2, 4, 6], resigned: false)) == "Opponent Won! (line 3-5-7)")
+        #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins!")
+        #expect(t(.interrupted).hasPrefix("Peer Disconnected!"))
+    }
+
+    @Test func boardStyleDrawsCellNumbers() throws {
+        var board = Board()
+        try board.place(.x, at: 4)
+        #expect(OutputFormatter.draw(board) == [" 1 | 2 | 3", "-----------", " 4 | X | 6", "-----------", " 7 | 8 | 9"])
+    }
+}
+
+@Suite struct LocalMatchTests {
+    /// Plays a human that always takes the lowest free cell against a bot, by commands only.
+    private func play(level: BotLevel, seed: UInt64, games: Int) -> (out: [OutputEvent], humanMoves: Int) {
+        var m = LocalMatch(level: level, rng: SplitMix64(seed: seed))
+        var now = Instant.zero
+        var out = m.start(now: now)
+        var finished = 0
+        var guardSteps = 0
+        var humanMoves = 0
+        while finished < games, guardSteps < 1000 {
+            guardSteps += 1
+            if m.human.state == .myTurn, let cell = m.human.board.emptyCells.first {
+                out += m.command(.move(cell + 1), now: now)
+                humanMoves += 1
+            } else if let d = m.nextDeadline {
+                now = d
+                out += m.timeout(now: now)
+            }
+            finished = out.filter { if case .game(.gameOver, _) = $0 { true } else { false } }.count
+        }
+        return (out, humanMoves)
+    }
+
+    @Test func perfectBotNeverLosesAndEveryMoveShowsTheBoard() {
+        for seed in UInt64(0)..<10 {
+            let (out, humanMoves) = play(level: .perfect, seed: seed, games: 3)
+            let overs = out.compactMap { if case let .game(.gameOver(r, _, _), _) = $0 { r } else { nil } }
+            #expect(overs.count == 3)
+            #expect(!overs.contains(.won), "seed \(seed): the human beat the perfect bot")
+            let boards = out.filter { if case .game(.board, _) = $0 { true } else { false } }.count
+            let moved = out.filter { if case .game(.opponentMoved, _) = $0 { true } else { false } }.count
+            #expect(boards == moved + humanMoves, "one board event after every move, ours and the bot's")
+            #expect(!out.contains { if case .error = $0 { true } else { false } })
+        }
+    }
+
+    @Test func badCommandsAreErrorsAndTheGameGoesOn() {
+        var m = LocalMatch(level: .random, rng: SplitMix64(seed: 4))
+        _ = m.start(now: .zero)
+        let waiting = m.human.state != .myTurn
+        let out = m.command(.move(42), now: .zero)
+        #expect(out.count == 1)
+        if case let .error(code, _) = out.first {
+            #expect(code == (waiting ? "not-your-turn" : "illegal-move"))
+        } else {
+            Issue.record("expected an error, got \(out)")
+        }
+        #expect(m.human.state == .myTurn || m.human.state == .opponentTurn)
+    }
+
+    @Test func newResignsAndTheBotJoinsAtOnce() {
+        var m = LocalMatch(level: .good, rng: SplitMix64(seed: 8))
+        _ = m.start(now: .zero)
+        let out = m.command(.new, now: .zero)
+        #expect(out.contains(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: m.opponent)))
+        #expect(m.human.state == .myTurn || m.human.state == .opponentTurn)
+        #expect(m.human.score == Score(lost: 1))
+    }
+}
+
+/// The real binary in plain mode, as a script would drive it.
+@Suite struct CLITests {
+    static let binary = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../.build/debug/tictac").standardized
+
+    private func run(_ args: [String], input: String) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = args
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        p.standardInput = stdin
+        p.standardOutput = stdout
+        p.standardError = stderr
+        try p.run()
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try stdin.fileHandleForWriting.close()
+        let out = stdout.fileHandleForReading.readDataToEndOfFile()
+        let err = stderr.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    @Test func jsonPlainModeAgainstTheBot() throws {
+        let r = try run(["play", "--local", "--json", "--level", "random"], input: "bogus\nmove 99\nresign\nquit\n")
+        #expect(r.status == 0)
+        let events = try r.out.split(separator: "\n").map { line in
+            try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        let names = events.compactMap { $0["event"] as? String }
+        #expect(names.first == "game-started")
+        #expect(names.filter { $0 == "error" }.count >= 2)
+        #expect(names.contains("game-over") && names.contains("score"))
+        let over = events.first { $0["event"] as? String == "game-over" }
+        #expect(over?["result"] as? String == "lost")
+    }
+
+    @Test func badOptionsGiveOneLineAndAFailureStatus() throws {
+        let r = try run(["play", "--local", "--rows", "99"], input: "")
+        #expect(r.status != 0)
+        #expect(r.err.contains("out of range"))
+        let v = try run(["--version"], input: "")
+        #expect(v.status == 0 && v.out.hasPrefix("tictac "))
+    }
+}
