@@ -23,6 +23,8 @@ let package = Package(
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
         .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacEngine"]),
+        // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
+        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire"]),
         // Plain line mode: command parser, event formatter, the local game loop.
         .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet"]),
         // The executable: argument parsing and nothing else.
@@ -33,6 +35,7 @@ let package = Package(
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacEngine"]),
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+/// The daemon's I/O shell: owns the listener and the connections on a Reactor and does what
+/// DaemonCore's actions say. Several daemons can share one reactor (as the tests do).
+public final class Daemon {
+    public let reactor: Reactor
+    public private(set) var core: DaemonCore
+    /// Called for everything the player should hear.
+    public var onEvent: (DaemonEvent) -> Void = { _ in }
+    /// Connections beyond this are refused at accept (closed at once).
+    public var maxConnections = 4096
+
+    private var listener: TCPListener?
+    private var connections: [LinkID: TCPConnection] = [:]
+    private var nextLink: LinkID = 1
+    private var timer: (id: Reactor.TimerID, at: Instant)?
+
+    /// Starts listening on `port` (0: the kernel picks; see `port`).
+    public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
+        self.reactor = reactor
+        self.core = DaemonCore(config: config)
+        listener = try TCPListener(reactor: reactor, port: port) { [unowned self] fd, remote in
+            accepted(fd, remote)
+        }
+    }
+
+    /// The TCP port actually listened on (the one to announce).
+    public var port: UInt16 { listener?.port ?? 0 }
+
+    public var connectionCount: Int { connections.count }
+
+    /// Dials a peer; `connectFailed` is reported if that does not work.
+    public func connect(to address: SocketAddress) {
+        let id = nextLink
+        nextLink += 1
+        let conn: TCPConnection
+        do {
+            conn = try TCPConnection(reactor: reactor, connectingTo: address)
+        } catch {
+            onEvent(.connectFailed(address.description, reason: error.description))
+            return
+        }
+        conn.onConnected = { [unowned self] in
+            core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
+            apply()
+        }
+        wire(conn, id: id)
+    }
+
+    /// Carries out a player command.
+    public func command(_ command: PlayerCommand) throws(CommandError) {
+        defer { apply() }
+        try core.command(command, now: reactor.now)
+    }
+
+    /// Sends LEAVE to every peer and closes every connection after flushing; stops listening.
+    public func leave() {
+        core.leaveAll()
+        apply()
+        listener?.close()
+        listener = nil
+    }
+
+    // MARK: - Connections
+
+    private func accepted(_ fd: Int32, _ remote: SocketAddress) {
+        guard connections.count < maxConnections,
+              let conn = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
+            close(fd)
+            return
+        }
+        let id = nextLink
+        nextLink += 1
+        wire(conn, id: id)
+        core.linkOpened(id, outgoing: false, address: remote.ip, port: remote.port, now: reactor.now)
+        apply()
+    }
+
+    private func wire(_ conn: TCPConnection, id: LinkID) {
+        connections[id] = conn
+        conn.onFrame = { [unowned self] frame in
+            core.linkReceived(id, frame, now: reactor.now)
+            apply()
+        }
+        conn.onDecodeError = { [unowned self] error in
+            core.linkDecodeFailed(id, error, now: reactor.now)
+            apply()
+        }
+        conn.onClose = { [unowned self] reason in
+            connections.removeValue(forKey: id)
+            if !conn.isConnected, conn.isOutgoing {
+                onEvent(.connectFailed(conn.remote.description, reason: reason.description))
+            }
+            core.linkClosed(id, reason: reason.description, now: reactor.now)
+            apply()
+        }
+    }
+
+    // MARK: - Actions and the timer
+
+    private func apply() {
+        for action in core.pollActions() {
+            switch action {
+            case let .send(id, bytes):
+                connections[id]?.send(bytes)
+            case let .close(id, flush):
+                if flush { connections[id]?.closeAfterFlush() } else { connections[id]?.close() }
+            case let .event(event):
+                onEvent(event)
+            }
+        }
+        rearm()
+    }
+
+    private func rearm() {
+        let next = core.nextDeadline
+        if let timer, timer.at == next { return }
+        if let timer { reactor.cancel(timer.id) }
+        timer = nil
+        guard let next else { return }
+        let id = reactor.schedule(at: next) { [unowned self] in
+            timer = nil
+            core.handleTimeout(now: reactor.now)
+            apply()
+        }
+        timer = (id, next)
+    }
+}

@@ -1,0 +1,469 @@
+import TicTacEngine
+import TicTacWire
+
+// Theory of operation
+//
+// DaemonCore is the whole daemon without I/O: every connection ("link") with its handshake,
+// liveness, invitations and game, driven by inputs that carry the current time and drained as
+// actions (bytes to send, links to close, events for the player). The I/O shell (Daemon) owns
+// the sockets and the reactor and does exactly what the actions say.
+//
+// A link's life (Protocol.md §4): opened -> both sides send HELLO -> ready (version negotiated)
+// -> closed. While ready: PING after `pingAfter` of silence, dead after `deadAfter`; INVITE /
+// ACCEPT / DECLINE / CANCEL; then a GameSession carries the game. Any protocol fault sends
+// ERROR and closes the link; the daemon and its other links carry on.
+//
+// Two tie-breaks keep both daemons in agreement without another round trip:
+// - two links to one peer (both dialled at once): keep the one dialled by the lower instance id;
+// - two INVITEs crossing on one link: the invitation of the lower instance id stands.
+public struct DaemonCore {
+    public let config: DaemonConfig
+
+    struct Link {
+        let id: LinkID
+        let outgoing: Bool
+        let address: String
+        let port: UInt16?
+        let openedAt: Instant
+        var lastHeard: Instant
+        var lastPing: Instant?
+        var peer: PeerInfo?
+        var version: UInt8?
+        /// peer-found was told for this link.
+        var announced = false
+        /// Our invitation waiting for an answer: game id, board, when sent.
+        var outgoingInvite: (id: ID128, size: BoardSize, at: Instant)?
+        /// The peer's invitation waiting for our answer.
+        var incomingInvite: (id: ID128, size: BoardSize)?
+        var game: GameSession?
+        /// We withdrew an invitation the peer may have accepted: its game frames still in
+        /// flight are ignored until the next game starts (Protocol.md §6, CANCEL).
+        var ignoreGameFrames = false
+        var closing = false
+        /// Why we are closing it, for the player (a protocol fault's text).
+        var closeReason: String?
+    }
+
+    private var links: [LinkID: Link] = [:]
+    private var actions: [DaemonAction] = []
+    private var random: AnyRandom
+    /// Bot moves to make once the current input is processed (avoids re-entrancy).
+    private var botTurns: [LinkID] = []
+
+    public init(config: DaemonConfig) {
+        self.config = config
+        self.random = AnyRandom(config.makeRandom())
+    }
+
+    // MARK: - Queries
+
+    /// Peers we are connected to and have shaken hands with, sorted by name.
+    public var peers: [PeerInfo] {
+        links.values.compactMap { $0.announced ? $0.peer : nil }
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+    }
+
+    public var linkCount: Int { links.count }
+
+    /// Games in progress (RollingDice through Done).
+    public var gameCount: Int { links.values.count { $0.game != nil } }
+
+    /// The nearest time `handleTimeout(now:)` has work to do.
+    public var nextDeadline: Instant? {
+        var best: Instant?
+        func consider(_ t: Instant?) {
+            if let t, best.map({ t < $0 }) ?? true { best = t }
+        }
+        for link in links.values where !link.closing {
+            if link.version == nil { consider(link.openedAt + config.handshakeTimeout) }
+            consider(link.lastHeard + config.deadAfter)
+            consider(max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
+            if let inv = link.outgoingInvite { consider(inv.at + config.inviteTimeout) }
+            consider(link.game?.nextDeadline)
+        }
+        return best
+    }
+
+    public mutating func pollActions() -> [DaemonAction] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+
+    // MARK: - Link inputs
+
+    /// A connection is up (accepted, or our connect completed): send HELLO.
+    public mutating func linkOpened(_ id: LinkID, outgoing: Bool, address: String, port: UInt16?, now: Instant) {
+        links[id] = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
+                         openedAt: now, lastHeard: now)
+        let hello = Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities)
+        send(id, .hello(hello), version: ProtocolVersion.current)
+    }
+
+    /// A frame arrived on a link.
+    public mutating func linkReceived(_ id: LinkID, _ frame: Frame, now: Instant) {
+        guard var link = links[id], !link.closing else { return }
+        link.lastHeard = now
+        links[id] = link
+        if let version = link.version, frame.version != version, frame.type != Message.Kind.error.rawValue {
+            return fail(id, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
+        }
+        let message: Message
+        do {
+            message = try Message(frame: frame)
+        } catch {
+            if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
+            return fail(id, error.code, error.description)
+        }
+        if link.version == nil {
+            handshake(id, message, now: now)
+        } else {
+            receive(id, message, now: now)
+        }
+        runBotTurns(now: now)
+    }
+
+    /// The stream decoder refused the bytes: tell the peer why, then close.
+    public mutating func linkDecodeFailed(_ id: LinkID, _ error: WireError, now: Instant) {
+        fail(id, error.code, error.description)
+    }
+
+    /// The connection is gone (EOF, reset, write queue overflow, or our own close).
+    public mutating func linkClosed(_ id: LinkID, reason: String, now: Instant) {
+        guard let link = links.removeValue(forKey: id) else { return }
+        guard let peer = link.peer, link.announced else { return }
+        let why = link.closeReason ?? reason
+        if link.game != nil { emit(.disconnected(peer, reason: why)) }
+        emit(.peerLost(peer, reason: why))
+    }
+
+    // MARK: - Player input
+
+    public mutating func command(_ command: PlayerCommand, now: Instant) throws(CommandError) {
+        switch command {
+        case let .invite(who):
+            let peer = try findPeer(who)
+            guard var link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
+                throw .noSuchPeer(who)
+            }
+            if config.bot == nil, isBusy(except: nil) { throw .busy }
+            guard link.outgoingInvite == nil else { throw .alreadyInvited }
+            guard link.game == nil else { throw .busy }
+            let gameID = ID128.random(using: &random)
+            link.outgoingInvite = (gameID, config.size, now)
+            links[link.id] = link
+            send(link.id, .invite(Invite(gameID: gameID, rows: UInt8(config.size.rows),
+                                         cols: UInt8(config.size.cols), k: UInt8(config.size.k))))
+            emit(.inviteSent(to: peer))
+        case .accept:
+            guard let link = links.values.first(where: { $0.incomingInvite != nil }),
+                  let invite = link.incomingInvite else { throw .noInvitation }
+            accept(link.id, gameID: invite.id, size: invite.size, now: now)
+        case .decline:
+            guard var link = links.values.first(where: { $0.incomingInvite != nil }),
+                  let invite = link.incomingInvite else { throw .noInvitation }
+            link.incomingInvite = nil
+            links[link.id] = link
+            send(link.id, .decline(gameID: invite.id, reason: .declined))
+        case .cancel:
+            guard var link = links.values.first(where: { $0.outgoingInvite != nil }),
+                  let invite = link.outgoingInvite else { throw .noInvitation }
+            link.outgoingInvite = nil
+            link.ignoreGameFrames = true
+            links[link.id] = link
+            send(link.id, .cancel(gameID: invite.id))
+        case let .move(cell):
+            try gameCommand(.localMove(cell), now: now)
+        case .new:
+            try gameCommand(.localNewGame, now: now)
+        case .resign:
+            try gameCommand(.localResign, now: now)
+        }
+        runBotTurns(now: now)
+    }
+
+    /// The player leaves: LEAVE on every ready link, then close them after flushing.
+    public mutating func leaveAll() {
+        for id in links.keys.sorted() {
+            guard var link = links[id], !link.closing else { continue }
+            if link.version != nil { send(id, .leave) }
+            link.closing = true
+            links[id] = link
+            actions.append(.close(id, flush: true))
+        }
+    }
+
+    /// Runs every timer that is due.
+    public mutating func handleTimeout(now: Instant) {
+        for id in links.keys.sorted() {
+            guard var link = links[id], !link.closing else { continue }
+            if link.version == nil, now >= link.openedAt + config.handshakeTimeout {
+                fail(id, .timeout, "no HELLO within \(config.handshakeTimeout)")
+                continue
+            }
+            if now >= link.lastHeard + config.deadAfter {
+                link.closing = true
+                link.closeReason = "no answer for \(config.deadAfter)"
+                links[id] = link
+                actions.append(.close(id, flush: false))
+                continue
+            }
+            if now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {
+                link.lastPing = now
+                links[id] = link
+                send(id, .ping(nonce: random.next()))
+            }
+            if let invite = link.outgoingInvite, now >= invite.at + config.inviteTimeout, let peer = link.peer {
+                link.outgoingInvite = nil
+                link.ignoreGameFrames = true
+                links[id] = link
+                send(id, .cancel(gameID: invite.id))
+                emit(.declined(by: peer, reason: .noAnswer))
+            }
+            if link.game?.nextDeadline.map({ now >= $0 }) == true {
+                link.game?.handleTimeout(now: now)
+                drainGame(&link, now: now)
+                links[id] = link
+            }
+        }
+        runBotTurns(now: now)
+    }
+
+    // MARK: - Handshake
+
+    private mutating func handshake(_ id: LinkID, _ message: Message, now: Instant) {
+        guard case let .hello(hello) = message else {
+            if case let .error(code, text) = message { return peerError(id, code, text) }
+            return fail(id, .unexpectedMessage, "expected HELLO first, got \(message.kind)")
+        }
+        guard let version = ProtocolVersion.negotiate(remoteMin: hello.minVersion, remoteMax: hello.maxVersion) else {
+            let ours = ProtocolVersion.supported
+            return fail(id, .unsupportedVersion,
+                        "no common version: we speak \(ours.lowerBound)...\(ours.upperBound), the peer \(hello.minVersion)...\(hello.maxVersion)")
+        }
+        guard hello.instanceID != config.instanceID else {
+            return fail(id, .unexpectedMessage, "connected to itself")
+        }
+        guard var link = links[id] else { return }
+        link.version = version
+        link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
+                             port: link.port, capabilities: hello.capabilities)
+        links[id] = link
+        // Two links to the same daemon: keep the one dialled by the lower instance id.
+        if let other = links.values.first(where: { $0.id != id && $0.peer?.id == hello.instanceID && !$0.closing }) {
+            let me = config.instanceID, them = hello.instanceID
+            let newDialler = link.outgoing ? me : them, otherDialler = other.outgoing ? me : them
+            let keepNew = newDialler < otherDialler && other.game == nil && other.outgoingInvite == nil
+            let drop = keepNew ? other.id : id
+            links[drop]?.closing = true
+            actions.append(.close(drop, flush: false))
+            if keepNew {
+                links[id]?.announced = other.announced
+                links.removeValue(forKey: other.id)
+                return
+            }
+            links.removeValue(forKey: id)
+            return
+        }
+        guard let peer = link.peer else { return }
+        links[id]?.announced = true
+        emit(.peerFound(peer))
+        // A bot that dialled a peer came to play: invite it.
+        if config.bot != nil, link.outgoing {
+            try? command(.invite(peer.id.description), now: now)
+        }
+    }
+
+    // MARK: - Ready links
+
+    private mutating func receive(_ id: LinkID, _ message: Message, now: Instant) {
+        guard var link = links[id], let peer = link.peer else { return }
+        switch message {
+        case .hello:
+            fail(id, .unexpectedMessage, "second HELLO")
+        case let .error(code, text):
+            peerError(id, code, text)
+        case let .ping(nonce):
+            send(id, .pong(nonce: nonce))
+        case .pong:
+            break // any frame counts as life; lastHeard is already updated
+        case .leave:
+            link.closing = true
+            link.closeReason = "\(peer.name) left"
+            links[id] = link
+            actions.append(.close(id, flush: false))
+        case let .invite(invite):
+            receiveInvite(id, invite, now: now)
+        case let .accept(gameID):
+            guard let mine = link.outgoingInvite, mine.id == gameID else { return } // a stale answer
+            link.outgoingInvite = nil
+            links[id] = link
+            startGame(id, size: mine.size, now: now)
+        case let .decline(gameID, reason):
+            guard let mine = link.outgoingInvite, mine.id == gameID else { return }
+            link.outgoingInvite = nil
+            links[id] = link
+            emit(.declined(by: peer, reason: reason))
+        case let .cancel(gameID):
+            if link.incomingInvite?.id == gameID {
+                link.incomingInvite = nil
+                links[id] = link
+                emit(.inviteCancelled(by: peer))
+            }
+        case .reset, .rollCommit, .roll, .rollAck, .move, .resign:
+            guard link.game != nil else {
+                if link.ignoreGameFrames { return }
+                return fail(id, message.kind == .move ? .illegalMove : .unexpectedMessage,
+                            "\(message.kind) with no game in progress")
+            }
+            try? link.game?.handle(.received(message), now: now)
+            drainGame(&link, now: now)
+            if links[id] != nil { links[id]?.game = link.game }
+        case .announce, .query, .goodbye, .sphere:
+            fail(id, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
+        }
+    }
+
+    private mutating func receiveInvite(_ id: LinkID, _ invite: Invite, now: Instant) {
+        guard var link = links[id], let peer = link.peer else { return }
+        guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
+            return send(id, .decline(gameID: invite.gameID, reason: .unsupported))
+        }
+        if link.game != nil || link.incomingInvite != nil {
+            return send(id, .decline(gameID: invite.gameID, reason: .busy))
+        }
+        if link.outgoingInvite != nil {
+            // Crossing invitations: the lower instance id's stands (Protocol.md §6, INVITE).
+            if config.instanceID < peer.id { return }
+            link.outgoingInvite = nil
+            links[id] = link
+            return accept(id, gameID: invite.gameID, size: size, now: now)
+        }
+        if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
+        if isBusy(except: id) { return send(id, .decline(gameID: invite.gameID, reason: .busy)) }
+        link.incomingInvite = (invite.gameID, size)
+        links[id] = link
+        emit(.invited(by: peer, size: size))
+    }
+
+    /// A human plays one game at a time and answers one invitation at a time.
+    private func isBusy(except id: LinkID?) -> Bool {
+        links.values.contains { $0.id != id && ($0.game != nil || $0.outgoingInvite != nil || $0.incomingInvite != nil) }
+    }
+
+    private mutating func accept(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
+        links[id]?.incomingInvite = nil
+        send(id, .accept(gameID: gameID))
+        startGame(id, size: size, now: now)
+    }
+
+    private mutating func startGame(_ id: LinkID, size: BoardSize, now: Instant) {
+        guard var link = links[id] else { return }
+        link.ignoreGameFrames = false
+        link.game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay)
+        try? link.game?.handle(.start, now: now)
+        drainGame(&link, now: now)
+        links[id] = link
+    }
+
+    private mutating func gameCommand(_ input: GameInput, now: Instant) throws(CommandError) {
+        guard var link = links.values.first(where: { $0.game != nil && !$0.closing }) else { throw .notInGame }
+        do {
+            try link.game?.handle(input, now: now)
+        } catch {
+            throw .game(error)
+        }
+        drainGame(&link, now: now)
+        links[link.id] = link
+    }
+
+    /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
+    private mutating func drainGame(_ link: inout Link, now: Instant) {
+        guard var game = link.game, let peer = link.peer else { return }
+        var pending = game.pollActions()
+        while !pending.isEmpty {
+            for action in pending {
+                switch action {
+                case let .send(m):
+                    send(link.id, m)
+                case .show(.interrupted):
+                    break // the player hears `disconnected`, with the reason, when the link closes
+                case let .show(event):
+                    emit(.game(event, opponent: peer))
+                    guard config.bot != nil else { continue }
+                    switch event {
+                    case .yourTurn: botTurns.append(link.id)
+                    case .gameOver: try? game.handle(.localNewGame, now: now) // a bot rematches at once
+                    default: break
+                    }
+                case let .fail(code, text):
+                    link.game = game
+                    links[link.id]?.game = game
+                    fail(link.id, code, text)
+                    link.closing = true
+                    link.closeReason = text
+                    return
+                }
+            }
+            pending = game.pollActions() // a bot's rematch queues more
+        }
+        link.game = game
+    }
+
+    private mutating func runBotTurns(now: Instant) {
+        guard let bot = config.bot else { return }
+        while !botTurns.isEmpty {
+            let id = botTurns.removeFirst()
+            guard var link = links[id], var game = link.game, game.state == .myTurn else { continue }
+            let cell = bot.chooseMove(on: game.board, as: game.piece, using: &random, budget: config.botBudget())
+            try? game.handle(.localMove(cell), now: now)
+            link.game = game
+            drainGame(&link, now: now)
+            links[id] = link
+        }
+    }
+
+    // MARK: - Peers
+
+    private func findPeer(_ text: String) throws(CommandError) -> PeerInfo {
+        let all = peers
+        let lower = text.lowercased()
+        if let id = ID128(hex: lower), let p = all.first(where: { $0.id == id }) { return p }
+        let byName = all.filter { $0.name.lowercased() == lower }
+        if byName.count == 1 { return byName[0] }
+        if byName.count > 1 { throw .ambiguous(text, byName) }
+        if lower.count >= 4, lower.allSatisfy(\.isHexDigit) {
+            let byPrefix = all.filter { $0.id.description.hasPrefix(lower) }
+            if byPrefix.count == 1 { return byPrefix[0] }
+            if byPrefix.count > 1 { throw .ambiguous(text, byPrefix) }
+        }
+        throw .noSuchPeer(text)
+    }
+
+    // MARK: - Output
+
+    private mutating func send(_ id: LinkID, _ message: Message, version: UInt8? = nil) {
+        guard let link = links[id], !link.closing else { return }
+        actions.append(.send(id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
+    }
+
+    private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }
+
+    /// A protocol fault: ERROR to the peer, then close after flushing it.
+    private mutating func fail(_ id: LinkID, _ code: ErrorCode, _ text: String) {
+        guard let link = links[id], !link.closing else { return }
+        send(id, .error(code: code.rawValue, message: text))
+        links[id]?.closing = true
+        links[id]?.closeReason = text
+        actions.append(.close(id, flush: true))
+        emit(.protocolError(link.peer, code: code, message: text, sent: true))
+    }
+
+    /// The peer sent ERROR: show it and close.
+    private mutating func peerError(_ id: LinkID, _ rawCode: UInt16, _ text: String) {
+        guard let link = links[id] else { return }
+        links[id]?.closing = true
+        links[id]?.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
+        actions.append(.close(id, flush: false))
+        emit(.protocolError(link.peer, code: ErrorCode(rawValue: rawCode) ?? .internalError, message: text, sent: false))
+    }
+}

@@ -1,0 +1,125 @@
+import TicTacEngine
+import TicTacWire
+
+/// Identifies one connection inside a daemon.
+public typealias LinkID = Int
+
+/// How a daemon behaves; timers are Protocol.md §9's.
+public struct DaemonConfig {
+    public var instanceID: ID128
+    public var name: DisplayName
+    public var capabilities: Capabilities
+    /// Board offered in our invitations.
+    public var size: BoardSize = .classic
+    /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,
+    /// and plays any number of games at the same time. Nil for a human (one game at a time).
+    public var bot: Bot?
+    /// A fresh search budget per bot move (clock-based in the app, node-based in tests).
+    public var botBudget: () -> SearchBudget = { .unlimited }
+    /// A fresh generator per game and for ids: the system's in the app, seeded in tests.
+    public var makeRandom: () -> any RandomNumberGenerator
+    public var pingAfter: Duration = .seconds(1)
+    public var deadAfter: Duration = .seconds(5)
+    public var handshakeTimeout: Duration = .seconds(5)
+    public var inviteTimeout: Duration = .seconds(30)
+    public var rematchDelay: Duration = .seconds(3)
+
+    public init(instanceID: ID128, name: DisplayName, capabilities: Capabilities = [.tictactoe],
+                makeRandom: @escaping () -> any RandomNumberGenerator) {
+        self.instanceID = instanceID
+        self.name = name
+        self.capabilities = capabilities
+        self.makeRandom = makeRandom
+    }
+}
+
+/// A daemon we are connected to and have shaken hands with.
+public struct PeerInfo: Sendable, Equatable, Hashable {
+    public var id: ID128
+    public var name: String
+    /// The address we see it at.
+    public var address: String
+    /// Its listening port, when known (we connected to it).
+    public var port: UInt16?
+    public var capabilities: Capabilities
+}
+
+/// What the player (terminal, plain mode, or the bot's log) is told.
+public enum DaemonEvent: Sendable, Equatable {
+    case peerFound(PeerInfo)
+    case peerLost(PeerInfo, reason: String)
+    case invited(by: PeerInfo, size: BoardSize)
+    case inviteSent(to: PeerInfo)
+    /// The other side withdrew its invitation (or it lapsed).
+    case inviteCancelled(by: PeerInfo)
+    case declined(by: PeerInfo, reason: DeclineReason)
+    case game(GameEvent, opponent: PeerInfo)
+    /// The connection to the opponent of a running game is gone ("Peer Disconnected!").
+    case disconnected(PeerInfo, reason: String)
+    /// An ERROR frame went out (`sent`) or came in; the link closes.
+    case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
+    /// A connection could not be set up ("Error Connecting").
+    case connectFailed(String, reason: String)
+}
+
+/// What the I/O shell must do.
+public enum DaemonAction: Sendable, Equatable {
+    case send(LinkID, [UInt8])
+    /// Close the link; with `flush`, after queued bytes (an ERROR, a LEAVE) are written.
+    case close(LinkID, flush: Bool)
+    case event(DaemonEvent)
+}
+
+/// Commands from the player.
+public enum PlayerCommand: Sendable, Equatable {
+    /// A peer by name (case-insensitive) or by id (32 hex digits, or a unique prefix of 4 or more).
+    case invite(String)
+    case accept
+    case decline
+    case cancel
+    /// 0-based cell.
+    case move(Int)
+    case new
+    case resign
+}
+
+/// A command that cannot be carried out; nothing changed.
+public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noSuchPeer(String)
+    case ambiguous(String, [PeerInfo])
+    case noInvitation
+    case alreadyInvited
+    case busy
+    case notInGame
+    case game(LocalActionError)
+
+    public var code: String {
+        switch self {
+        case .noSuchPeer: "no-such-peer"
+        case .ambiguous: "ambiguous-peer"
+        case .noInvitation: "no-invitation"
+        case .alreadyInvited: "already-invited"
+        case .busy: "busy"
+        case .notInGame: "no-game"
+        case let .game(e):
+            switch e {
+            case .notYourTurn: "not-your-turn"
+            case .illegal: "illegal-move"
+            case .noGame: "no-game"
+            }
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .noSuchPeer(s): "no peer called '\(s.prefix(64))' (type 'peers' to list them)"
+        case let .ambiguous(s, peers):
+            "'\(s.prefix(64))' could be " + peers.map { "\($0.name) (\($0.id.description.prefix(8)))" }.joined(separator: " or ") + ": use the id"
+        case .noInvitation: "no invitation to answer"
+        case .alreadyInvited: "an invitation is already waiting for an answer"
+        case .busy: "finish the current game first"
+        case .notInGame: "no game in progress"
+        case let .game(e): e.description
+        }
+    }
+}
