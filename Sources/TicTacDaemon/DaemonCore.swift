@@ -65,6 +65,11 @@ public struct DaemonCore {
 
     public var linkCount: Int { links.count }
 
+    /// The game a human is playing (the one `move`, `new` and `resign` go to).
+    public var currentGame: GameSession? {
+        links.values.first { $0.game != nil && !$0.closing }?.game
+    }
+
     /// Games in progress (RollingDice through Done).
     public var gameCount: Int { links.values.count { $0.game != nil } }
 

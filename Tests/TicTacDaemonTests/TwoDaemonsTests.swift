@@ -1,0 +1,87 @@
+import Testing
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+@testable import TicTacDaemon
+
+/// Seeded generators for a daemon: one fresh SplitMix64 per call, from a counter.
+final class SeededRandoms {
+    private var next: UInt64
+    init(_ seed: UInt64) { next = seed &* 0x9E37_79B9_7F4A_7C15 }
+    func make() -> any RandomNumberGenerator {
+        next &+= 1
+        return SplitMix64(seed: next)
+    }
+}
+
+func config(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
+    let randoms = SeededRandoms(seed)
+    var rng = SplitMix64(seed: seed)
+    var c = DaemonConfig(instanceID: ID128.random(using: &rng), name: try! DisplayName(name),
+                         makeRandom: { randoms.make() })
+    c.bot = bot.map(Bot.init(level:))
+    return c
+}
+
+/// Runs the reactor until `done()` or the time limit; returns whether `done()` became true.
+@discardableResult
+func run(_ reactor: Reactor, for limit: Duration = .seconds(20), until done: () -> Bool) throws -> Bool {
+    let end = reactor.now + limit
+    while !done() {
+        if reactor.now >= end { return false }
+        try reactor.runOnce(maxWait: .milliseconds(50))
+    }
+    return true
+}
+
+/// Collects one daemon's events.
+final class Log {
+    var events: [DaemonEvent] = []
+    var results: [GameResult] {
+        events.compactMap { if case let .game(.gameOver(r, _, _), _) = $0 { r } else { nil } }
+    }
+    func has(_ match: (DaemonEvent) -> Bool) -> Bool { events.contains(where: match) }
+}
+
+@Suite(.serialized) struct TwoDaemonsTests {
+    @Test func twoBotsPlayManyGamesOverLoopbackAndAgree() throws {
+        let reactor = try Reactor()
+        let a = try Daemon(reactor: reactor, config: config("alpha", seed: 1, bot: .perfect))
+        let b = try Daemon(reactor: reactor, config: config("beta", seed: 2, bot: .random))
+        let logA = Log(), logB = Log()
+        a.onEvent = { logA.events.append($0) }
+        b.onEvent = { logB.events.append($0) }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        let finished = try run(reactor) { logA.results.count >= 20 && logB.results.count >= 20 }
+        #expect(finished)
+        let n = min(logA.results.count, logB.results.count)
+        let mirrored: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
+        #expect(Array(logA.results.prefix(n)) == logB.results.prefix(n).map { mirrored[$0]! })
+        #expect(!logA.results.contains(.lost), "the perfect bot lost a game")
+        #expect(!logA.has { if case .protocolError = $0 { true } else { false } })
+        a.leave()
+        try run(reactor, for: .seconds(5)) { b.connectionCount == 0 }
+        #expect(logB.has { if case .peerLost = $0 { true } else { false } })
+    }
+
+    @Test func aHumanInvitesByNameAndPlaysByCommands() throws {
+        let reactor = try Reactor()
+        let human = try Daemon(reactor: reactor, config: config("carol", seed: 3))
+        let bot = try Daemon(reactor: reactor, config: config("botty", seed: 4, bot: .random))
+        let log = Log()
+        human.onEvent = { log.events.append($0) }
+        human.connect(to: try #require(SocketAddress(ip: "::1", port: bot.port)))
+        #expect(try run(reactor) { !human.core.peers.isEmpty })
+        #expect(throws: CommandError.noSuchPeer("nobody")) { try human.command(.invite("nobody")) }
+        try human.command(.invite("BOTTY"))
+        // Play the lowest free cell whenever it is our turn, until one game is over.
+        let done = try run(reactor) {
+            if case .game(.yourTurn, _) = log.events.last, let game = human.core.currentGame {
+                try? human.command(.move(game.board.emptyCells[0]))
+            }
+            return !log.results.isEmpty
+        }
+        #expect(done)
+        #expect(log.has { if case .game(.gameStarted, _) = $0 { true } else { false } })
+    }
+}
