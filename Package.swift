@@ -10,6 +10,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
@@ -26,17 +27,18 @@ let package = Package(
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
         .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire"]),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon"]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine",
+            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacNet", "TicTacWire",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacEngine"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon"]),
     ],
     swiftLanguageModes: [.v6]
 )

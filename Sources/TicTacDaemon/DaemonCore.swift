@@ -189,11 +189,11 @@ public struct DaemonCore {
     /// The player leaves: LEAVE on every ready link, then close them after flushing.
     public mutating func leaveAll() {
         for id in links.keys.sorted() {
-            guard var link = links[id], !link.closing else { continue }
+            guard let link = links[id], !link.closing else { continue }
             if link.version != nil { send(id, .leave) }
-            link.closing = true
-            links[id] = link
             actions.append(.close(id, flush: true))
+            // We are the ones leaving: nothing more to tell our own player about this link.
+            links.removeValue(forKey: id)
         }
     }
 

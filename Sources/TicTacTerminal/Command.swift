@@ -6,6 +6,14 @@ public enum Command: Sendable, Equatable {
     case resign
     case quit
     case help
+    /// List the peers.
+    case peers
+    /// Invite a peer by name or id.
+    case invite(String)
+    case accept
+    case decline
+    /// Withdraw our invitation.
+    case cancel
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -15,12 +23,23 @@ public enum Command: Sendable, Equatable {
     /// Longest line accepted; longer input is refused, never buffered without bound.
     public static let maxLineBytes = 256
 
-    /// Parses `move N` (or a bare `N`), `new`, `resign`, `quit`, `help`. Case-insensitive; extra
-    /// blanks are ignored.
+    /// Parses `move N` (or a bare `N`), `new`, `resign`, `quit`, `help`, `peers`, `invite NAME|ID`,
+    /// `accept`, `decline`, `cancel`. Verbs are case-insensitive; extra blanks are ignored.
     public static func parse(_ line: String) throws(ParseError) -> Command {
         guard line.utf8.count <= maxLineBytes else { throw ParseError(description: "line too long") }
         let words = line.lowercased().split(whereSeparator: \.isWhitespace)
         guard let verb = words.first else { throw ParseError(description: "empty command") }
+        if verb == "invite" || verb == "i" {
+            // The peer's name keeps its case and inner spaces: everything after the verb.
+            let chars = Array(line)
+            var start = chars.firstIndex { !$0.isWhitespace } ?? chars.count
+            while start < chars.count, !chars[start].isWhitespace { start += 1 } // skip the verb
+            var end = chars.count
+            while end > start, chars[end - 1].isWhitespace { end -= 1 }
+            let who = start < end ? String(chars[start..<end]).drop { $0 == " " || $0 == "\t" } : ""
+            guard !who.isEmpty else { throw ParseError(description: "usage: invite NAME or invite ID") }
+            return .invite(String(who))
+        }
         func noArgs(_ c: Command) throws(ParseError) -> Command {
             guard words.count == 1 else { throw ParseError(description: "'\(verb)' takes no argument") }
             return c
@@ -33,11 +52,15 @@ public enum Command: Sendable, Equatable {
         case "resign", "r": return try noArgs(.resign)
         case "quit", "q", "exit": return try noArgs(.quit)
         case "help", "h", "?": return try noArgs(.help)
+        case "peers", "p": return try noArgs(.peers)
+        case "accept", "a", "y", "yes": return try noArgs(.accept)
+        case "decline", "d", "no": return try noArgs(.decline)
+        case "cancel", "c": return try noArgs(.cancel)
         default:
             if words.count == 1, let n = Int(verb) { return .move(n) }
             throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move N, new, resign, quit)")
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit"
+    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel"
 }

@@ -1,3 +1,4 @@
+import TicTacDaemon
 import TicTacEngine
 import TicTacWire
 
@@ -16,6 +17,47 @@ public enum OutputEvent: Sendable, Equatable {
     case game(GameEvent, opponent: Opponent)
     case error(code: String, message: String)
     case help(String)
+    /// Listening: our name, id and TCP port.
+    case ready(name: String, id: ID128, port: UInt16)
+    case peers([PeerInfo])
+    case peerFound(PeerInfo)
+    case peerLost(PeerInfo, reason: String)
+    case invited(by: PeerInfo, size: BoardSize)
+    case inviteSent(to: PeerInfo)
+    case inviteCancelled(by: PeerInfo)
+    case declined(by: PeerInfo, reason: DeclineReason)
+    case disconnected(PeerInfo, reason: String)
+
+    /// The front's view of a daemon event.
+    public init(_ event: DaemonEvent) {
+        switch event {
+        case let .peerFound(p): self = .peerFound(p)
+        case let .peerLost(p, r): self = .peerLost(p, reason: r)
+        case let .invited(p, size): self = .invited(by: p, size: size)
+        case let .inviteSent(p): self = .inviteSent(to: p)
+        case let .inviteCancelled(p): self = .inviteCancelled(by: p)
+        case let .declined(p, r): self = .declined(by: p, reason: r)
+        case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
+        case let .disconnected(p, r): self = .disconnected(p, reason: r)
+        case let .protocolError(p, code, message, sent):
+            let who = p?.name ?? "peer"
+            self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
+        case let .connectFailed(to, reason):
+            self = .error(code: "connect-failed", message: "Error Connecting: Unable to establish connection to \(to) (\(reason))")
+        }
+    }
+}
+
+extension DeclineReason {
+    /// The plain mode's name for the reason.
+    public var name: String {
+        switch self {
+        case .declined: "declined"
+        case .busy: "busy"
+        case .noAnswer: "no-answer"
+        case .unsupported: "unsupported"
+        }
+    }
 }
 
 /// Renders events as JSON objects, as readable lines (the seed's strings), or with a drawn board.
@@ -30,9 +72,28 @@ public struct OutputFormatter: Sendable {
         style == .json ? [json(event).serialized] : text(event)
     }
 
+    static func peer(_ p: PeerInfo) -> [(String, JSON)] {
+        [("id", .string(p.id.description)), ("name", .string(p.name)),
+         ("addresses", .array([.string(p.address)])), ("port", p.port.map { .int(Int($0)) } ?? .null)]
+    }
+
+    static func who(_ p: PeerInfo) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name))]) }
+
     public func json(_ event: OutputEvent) -> JSON {
         func ev(_ name: String, _ rest: [(String, JSON)] = []) -> JSON { .object([("event", .string(name))] + rest) }
         switch event {
+        case let .ready(name, id, port):
+            return ev("ready", [("name", .string(name)), ("id", .string(id.description)), ("port", .int(Int(port)))])
+        case let .peers(list):
+            return ev("peers", [("peers", .array(list.map { .object(Self.peer($0)) }))])
+        case let .peerFound(p): return ev("peer-found", Self.peer(p))
+        case let .peerLost(p, reason): return ev("peer-lost", Self.peer(p) + [("reason", .string(reason))])
+        case let .invited(p, size):
+            return ev("invited", [("from", Self.who(p)), ("rows", .int(size.rows)), ("cols", .int(size.cols)), ("k", .int(size.k))])
+        case let .inviteSent(p): return ev("invite-sent", [("to", Self.who(p))])
+        case let .inviteCancelled(p): return ev("invite-cancelled", [("by", Self.who(p))])
+        case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
+        case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
         case let .error(code, message):
             return ev("error", [("code", .string(code)), ("message", .string(message))])
         case let .help(text):
@@ -66,6 +127,26 @@ public struct OutputFormatter: Sendable {
 
     private func text(_ event: OutputEvent) -> [String] {
         switch event {
+        case let .ready(name, id, port): return ["Ready: \(name) (\(id.description.prefix(8))) listening on port \(port)"]
+        case let .peers(list):
+            guard !list.isEmpty else { return ["Available Peers: none yet"] }
+            return ["Available Peers:"] + list.map { "  \($0.name)  \($0.id.description.prefix(8))  \($0.address)" }
+        case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address)"]
+        case let .peerLost(p, reason): return ["Peer lost: \(p.name) (\(reason))"]
+        case let .invited(p, size):
+            let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
+            return ["\(p.name) invites you to play\(board): accept or decline?"]
+        case let .inviteSent(p): return ["Invitation sent to \(p.name); waiting for an answer"]
+        case let .inviteCancelled(p): return ["\(p.name) withdrew the invitation"]
+        case let .declined(p, reason):
+            switch reason {
+            case .declined: return ["\(p.name) declined"]
+            case .busy: return ["\(p.name) is busy"]
+            case .noAnswer: return ["No answer from \(p.name)"]
+            case .unsupported: return ["\(p.name) cannot play that board"]
+            }
+        case let .disconnected(p, reason):
+            return ["Peer Disconnected! Your opponent has disconnected, or the connection has been lost (\(p.name): \(reason))"]
         case let .error(_, message): return ["Error: \(message)"]
         case let .help(text): return [text]
         case let .game(g, opponent):

@@ -2,51 +2,120 @@ import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #endif
+import Logging
+import TicTacDaemon
 import TicTacEngine
 import TicTacNet
 import TicTacTerminal
+import TicTacWire
 
 @main
 struct TicTac: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
-        version: "tictac 0.1.0 (protocol \(ProtocolInfo.versions))",
-        subcommands: [Play.self]
+        version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
+        subcommands: [Play.self, BotCommand.self]
     )
-}
-
-enum ProtocolInfo {
-    static let versions = "v1"
 }
 
 extension BotLevel: ExpressibleByArgument {}
 
-struct Play: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Play tic-tac-toe from this terminal.",
-        discussion: """
-        With --local you play the bot on this machine, with no network at all.
-        Plain mode (--plain, or automatically when standard input is not a terminal) reads one
-        command per line (move N, new, resign, quit) and prints one event per line; --json prints
-        each event as a JSON object. See README.md, "Plain mode".
-        """
-    )
+/// Options every daemon command shares.
+struct DaemonOptions: ParsableArguments {
+    @Option(help: "Your display name (1-64 bytes, no control characters). Default: login@host.")
+    var name: String?
 
-    @Flag(help: "Play the bot on this machine, without any network.")
-    var local = false
+    @Option(help: "TCP port to listen on (0: the system picks one).")
+    var port: UInt16 = 0
 
-    @Option(help: "Bot level: random, easy, good or perfect.")
-    var level: BotLevel = .perfect
+    @Option(help: ArgumentHelp("A peer to connect to, as HOST:PORT or [IPV6]:PORT (repeatable).", valueName: "host:port"))
+    var connect: [String] = []
 
-    @Option(help: "Board rows (3-20).")
+    @Option(help: "Board rows (3-20) for invitations you send.")
     var rows = 3
 
-    @Option(help: "Board columns (3-20).")
+    @Option(help: "Board columns (3-20) for invitations you send.")
     var cols = 3
 
     @Option(help: "Pieces in a row that win (3 up to the longer side).")
     var k = 3
+
+    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    func validate() throws {
+        if let name { _ = try checked(try DisplayName(name)) }
+        _ = try boardSize()
+        for peer in connect { _ = try checked(SocketAddress.resolve(peer)) }
+    }
+
+    func boardSize() throws -> BoardSize { try checked(BoardSize(rows: rows, cols: cols, k: k)) }
+
+    func displayName(default suffix: String = "") throws -> DisplayName {
+        if let name { return try checked(DisplayName(name)) }
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        let hostName = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let user = getenv("USER").map { String(cString: $0) } ?? getlogin().map { String(cString: $0) } ?? "player"
+        let proposed = "\(user)\(suffix)@\(hostName)"
+        let trimmed = String(proposed.utf8.prefix(DisplayName.maxBytes)) ?? "player"
+        if let n = try? DisplayName(trimmed) { return n }
+        return try checked(try DisplayName("player")) // a host name we cannot show
+
+    }
+
+    func peers() throws -> [SocketAddress] {
+        try connect.map { try checked(SocketAddress.resolve($0)).first }.compactMap { $0 }
+    }
+
+    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?) throws -> Daemon {
+        var system = SystemRandomNumberGenerator()
+        var config = DaemonConfig(instanceID: ID128.random(using: &system), name: name,
+                                  capabilities: capabilities, makeRandom: { SystemRandomNumberGenerator() })
+        config.size = try boardSize()
+        config.bot = bot
+        config.botBudget = BotCommand.clockBudget
+        return try checked(Daemon(reactor: reactor, config: config, port: port))
+    }
+
+    func bootstrapLogging() {
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Turns a typed library error into a one-line message for the user.
+/// (Every error type of the libraries describes itself in one line.)
+func checked<T>(_ body: @autoclosure () throws -> T) throws -> T {
+    do { return try body() } catch { throw ValidationError(String(describing: error)) }
+}
+
+struct Play: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Play tic-tac-toe from this terminal: against peers, or the bot with --local.",
+        discussion: """
+        Without --local this starts a daemon: it listens on TCP, connects to the peers given with
+        --connect, and lets you invite them (or be invited). Plain mode (--plain, or automatically
+        when standard input is not a terminal) reads one command per line (move N, new, resign,
+        quit, peers, invite NAME|ID, accept, decline, cancel) and prints one event per line;
+        --json prints each event as a JSON object. See README.md, "Plain mode".
+        """
+    )
+
+    @OptionGroup var options: DaemonOptions
+
+    @Flag(help: "Play the bot on this machine, without any network.")
+    var local = false
+
+    @Option(help: "With --local, the bot's level: random, easy, good or perfect.")
+    var level: BotLevel = .perfect
 
     @Flag(help: "Plain line mode: one command in, one event out per line.")
     var plain = false
@@ -54,36 +123,70 @@ struct Play: ParsableCommand {
     @Flag(help: "With plain mode, print each event as one JSON object per line.")
     var json = false
 
+    @Flag(help: "No colours in the full-screen view (also: the NO_COLOR environment variable).")
+    var noColor = false
+
     func validate() throws {
-        guard local else {
-            throw ValidationError("networked play is not available in this build yet; use --local to play the bot")
-        }
-        do {
-            _ = try BoardSize(rows: rows, cols: cols, k: k)
-        } catch {
-            throw ValidationError(error.description)
-        }
+        if local, !options.connect.isEmpty { throw ValidationError("--local plays without a network; drop --connect") }
     }
 
     func run() throws {
-        let size: BoardSize
-        do { size = try BoardSize(rows: rows, cols: cols, k: k) } catch { throw ValidationError(error.description) }
-        let interactive = isatty(STDIN_FILENO) == 1 && !plain && !json
-        let style: OutputFormatter.Style = json ? .json : (interactive ? .board : .text)
-        let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: {
-            let deadline = Reactor.now() + .milliseconds(200)
-            return SearchBudget(isExhausted: { Reactor.now() >= deadline })
-        })
-        do {
-            try LocalGameRunner(match: match, style: style, prompt: interactive).run()
-        } catch {
-            throw RuntimeError(error.description)
+        options.bootstrapLogging()
+        let size = try options.boardSize()
+        let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
+        if local {
+            let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget)
+            let style: OutputFormatter.Style = json ? .json : (terminal ? .board : .text)
+            try checked(LocalGameRunner(match: match, style: style, prompt: terminal).run())
+            return
         }
+        let reactor = try checked(Reactor())
+        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
+                                            capabilities: [.tictactoe], bot: nil)
+        let front: Front = PlainFront(json: json)
+        try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front).run(connectTo: try options.peers()))
     }
 }
 
-/// A one-line failure for the user; the process exits with status 1.
-struct RuntimeError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+struct BotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bot",
+        abstract: "Run a headless bot: it accepts every invitation and plays.",
+        discussion: """
+        The bot listens on TCP (--port), and with --connect dials peers and invites them. It prints
+        one line per finished game (with --json, a JSON object) and exits on SIGINT/SIGTERM or
+        after --max-games games, telling its peers it leaves.
+        """
+    )
+
+    @OptionGroup var options: DaemonOptions
+
+    @Option(help: "random, easy, good or perfect (never loses on 3 x 3).")
+    var level: BotLevel = .perfect
+
+    @Option(help: "Exit after this many finished games.")
+    var maxGames: Int?
+
+    @Flag(help: "Print each finished game as a JSON object.")
+    var json = false
+
+    func validate() throws {
+        if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be at least 1") }
+    }
+
+    /// 200 ms of thinking per move on the monotonic clock (3 x 3 needs far less).
+    static func clockBudget() -> SearchBudget {
+        let deadline = Reactor.now() + .milliseconds(200)
+        return SearchBudget(isExhausted: { Reactor.now() >= deadline })
+    }
+
+    func run() throws {
+        options.bootstrapLogging()
+        let logger = Logger(label: "tictac.bot")
+        let reactor = try checked(Reactor())
+        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(default: "-bot"),
+                                            capabilities: [.tictactoe, .bot], bot: Bot(level: level))
+        let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
+        try checked(runner.run(connectTo: try options.peers()))
+    }
 }

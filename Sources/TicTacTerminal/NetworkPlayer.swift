@@ -1,0 +1,112 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemon
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+/// What a front does: show events, and hand the player's commands to `onCommand`.
+/// Plain mode and the full-screen terminal are two implementations of the same seat.
+public protocol Front: AnyObject {
+    var onCommand: ((Command) -> Void)? { get set }
+    /// Starts reading input on the reactor.
+    func start(reactor: Reactor) throws(NetError)
+    func show(_ event: OutputEvent)
+    /// Stops reading input and gives the terminal back as it was.
+    func stop()
+}
+
+/// Plain mode: one command per line in, one event per line out (README "Plain mode").
+public final class PlainFront: Front {
+    public var onCommand: ((Command) -> Void)?
+    private let formatter: OutputFormatter
+    private var input: StdinLines?
+
+    public init(json: Bool) { formatter = OutputFormatter(style: json ? .json : .text) }
+
+    public func start(reactor: Reactor) throws(NetError) {
+        input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
+            switch item {
+            case .tooLong:
+                show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
+            case let .line(text):
+                guard !text.allSatisfy(\.isWhitespace) else { return }
+                let command: Command
+                do throws(Command.ParseError) { command = try Command.parse(text) } catch {
+                    return show(.error(code: "bad-command", message: error.description))
+                }
+                onCommand?(command)
+            }
+        }, onEnd: { [unowned self] in onCommand?(.quit) })
+    }
+
+    public func show(_ event: OutputEvent) {
+        for line in formatter.lines(for: event) { print(line) }
+        fflush(nil)
+    }
+
+    public func stop() { input?.stop() }
+}
+
+/// A daemon with a person at the front: wires the daemon's events to the front and the front's
+/// commands to the daemon; SIGINT and SIGTERM leave cleanly (LEAVE to every peer first).
+public final class NetworkPlayer {
+    private let reactor: Reactor
+    private let daemon: Daemon
+    private let front: Front
+    private var signals: SignalSource?
+    private var leaving = false
+
+    public init(reactor: Reactor, daemon: Daemon, front: Front) {
+        self.reactor = reactor
+        self.daemon = daemon
+        self.front = front
+    }
+
+    /// Runs until the player quits or a signal arrives.
+    public func run(connectTo peers: [SocketAddress]) throws(NetError) {
+        SignalSource.ignoreBrokenPipe()
+        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
+        daemon.onEvent = { [unowned self] event in front.show(OutputEvent(event)) }
+        front.onCommand = { [unowned self] command in handle(command) }
+        let config = daemon.core.config
+        front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
+        try front.start(reactor: reactor)
+        for address in peers { daemon.connect(to: address) }
+        try reactor.run()
+    }
+
+    private func handle(_ command: Command) {
+        do {
+            switch command {
+            case .quit: return quit()
+            case .help: front.show(.help(Command.helpText))
+            case .peers: front.show(.peers(daemon.core.peers))
+            case let .invite(who): try daemon.command(.invite(who))
+            case .accept: try daemon.command(.accept)
+            case .decline: try daemon.command(.decline)
+            case .cancel: try daemon.command(.cancel)
+            case let .move(n): try daemon.command(.move(n - 1))
+            case .new: try daemon.command(.new)
+            case .resign: try daemon.command(.resign)
+            }
+        } catch {
+            front.show(.error(code: error.code, message: error.description))
+        }
+    }
+
+    /// LEAVE to every peer, a moment to flush, then stop.
+    private func quit() {
+        guard !leaving else { return }
+        leaving = true
+        front.stop()
+        daemon.leave()
+        let deadline = reactor.now + .seconds(1)
+        func check() {
+            if daemon.connectionCount == 0 || reactor.now >= deadline { return reactor.stop() }
+            reactor.schedule(after: .milliseconds(10)) { check() }
+        }
+        check()
+    }
+}
