@@ -1,0 +1,238 @@
+import Glibc
+import Testing
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+@testable import TicTacDaemon
+
+/// Bad input over a real socket: each gets its documented outcome (Protocol.md §5: ERROR then
+/// close, or a close after the handshake timeout), the daemon stays up, and a legitimate game
+/// still completes afterwards.
+@Suite(.serialized) struct HostileInputTests {
+    let reactor: Reactor
+    let daemon: Daemon
+    let log = Log()
+
+    init() throws {
+        reactor = try Reactor()
+        var c = config("target", seed: 7, bot: .perfect)
+        c.handshakeTimeout = .milliseconds(500)
+        daemon = try Daemon(reactor: reactor, config: c)
+        daemon.onEvent = { [log] in log.events.append($0) }
+    }
+
+    /// Pumps until the client has been answered and closed (or the limit).
+    private func settle(_ client: RawClient, limit: Duration = .seconds(3)) throws {
+        try run(reactor, for: limit) {
+            client.poll()
+            return client.closedByPeer
+        }
+    }
+
+    /// A bot from another daemon plays one whole game against the target: it still works.
+    private func legitimateGameCompletes() throws {
+        let other = try Daemon(reactor: reactor, config: config("legit", seed: 8, bot: .random))
+        let otherLog = Log()
+        other.onEvent = { otherLog.events.append($0) }
+        other.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: daemon.port)))
+        #expect(try run(reactor, for: .seconds(10)) { !otherLog.results.isEmpty })
+        other.leave()
+        try run(reactor, for: .seconds(2)) { other.connectionCount == 0 }
+    }
+
+    private func expectAnswer(_ client: RawClient, _ code: ErrorCode, _ note: Comment) throws {
+        try settle(client)
+        #expect(client.errorCode == code, note)
+        #expect(client.closedByPeer, note)
+        try legitimateGameCompletes()
+    }
+
+    @Test func garbageBytes() throws {
+        let c = try RawClient(port: daemon.port)
+        c.write(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        try expectAnswer(c, .badMagic, "garbage")
+    }
+
+    @Test func wrongMagic() throws {
+        let c = try RawClient(port: daemon.port)
+        var bytes = Message.leave.encoded()
+        bytes[3] = 0x58
+        c.write(bytes)
+        try expectAnswer(c, .badMagic, "wrong magic")
+    }
+
+    @Test func hugeDeclaredLength() throws {
+        let c = try RawClient(port: daemon.port)
+        // Header only, declaring 4 GiB - 1: refused from the header, nothing allocated for it.
+        c.write([0x54, 0x54, 0x41, 0x43, 1, 0x24, 0, 0, 0xff, 0xff, 0xff, 0xff])
+        try expectAnswer(c, .frameTooLarge, "huge length")
+    }
+
+    @Test func truncatedHeaderThenSilence() throws {
+        let c = try RawClient(port: daemon.port)
+        c.write([0x54, 0x54, 0x41])
+        try expectAnswer(c, .timeout, "no HELLO within the handshake timeout")
+    }
+
+    @Test func unsupportedVersionRange() throws {
+        let c = try RawClient(port: daemon.port)
+        var rng = SplitMix64(seed: 1)
+        c.send(.hello(Hello(minVersion: 7, maxVersion: 9, instanceID: ID128.random(using: &rng),
+                            name: try DisplayName("future"), capabilities: [])), version: 9)
+        try expectAnswer(c, .unsupportedVersion, "no common version")
+    }
+
+    @Test func frameOfAnotherVersionAfterHandshake() throws {
+        let c = try RawClient(port: daemon.port)
+        c.hello()
+        c.send(.ping(nonce: 1), version: 2)
+        try expectAnswer(c, .unsupportedVersion, "version 2 frame on a version 1 link")
+    }
+
+    @Test func unknownTypeWithAndWithoutIgnorable() throws {
+        let c = try RawClient(port: daemon.port)
+        c.hello()
+        c.write(Frame(version: 1, type: 0x7e, flags: Frame.ignorableFlag, payload: []).bytes) // skipped
+        c.send(.ping(nonce: 42))
+        try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains(.pong(nonce: 42)) }
+        #expect(c.messages.contains(.pong(nonce: 42)), "an IGNORABLE unknown frame is skipped")
+        c.write(Frame(version: 1, type: 0x7e, payload: []).bytes)
+        try expectAnswer(c, .unknownType, "unknown type without IGNORABLE")
+    }
+
+    @Test func messageBeforeHello() throws {
+        let c = try RawClient(port: daemon.port)
+        c.send(.move(cell: 4))
+        try expectAnswer(c, .unexpectedMessage, "MOVE before HELLO")
+    }
+
+    // MARK: - Game faults: a scripted peer that plays the protocol by hand
+
+    /// Invites the bot and returns what it sent back after accepting (RESET, ROLL_COMMIT).
+    private func invited(_ c: RawClient) throws {
+        c.hello()
+        c.send(.invite(Invite(gameID: ID128(high: 5, low: 5))))
+        try run(reactor, for: .seconds(2)) {
+            c.poll()
+            return c.messages.contains { if case .rollCommit = $0 { true } else { false } }
+        }
+    }
+
+    @Test func moveBeforeTheFirstMoveDecision() throws {
+        let c = try RawClient(port: daemon.port)
+        try invited(c)
+        c.send(.move(cell: 0))
+        try expectAnswer(c, .illegalMove, "move before the roll is decided")
+    }
+
+    @Test func rollThatDoesNotMatchItsCommitment() throws {
+        let c = try RawClient(port: daemon.port)
+        try invited(c)
+        let nonce = ID128(high: 1, low: 1)
+        c.send(.reset)
+        c.send(.rollCommit(commitment: Commitment.make(roll: 10, nonce: nonce)))
+        c.send(.roll(value: 999_999, nonce: nonce))
+        try expectAnswer(c, .commitmentMismatch, "a reveal that does not open the commitment")
+    }
+
+    /// Plays the fair roll honestly and returns whether we move first; the daemon's ROLL is read.
+    private func rollHonestly(_ c: RawClient, roll: UInt32) throws -> Bool {
+        try invited(c)
+        let nonce = ID128(high: 2, low: 2)
+        c.send(.reset)
+        c.send(.rollCommit(commitment: Commitment.make(roll: roll, nonce: nonce)))
+        c.send(.roll(value: roll, nonce: nonce))
+        var theirs: UInt32?
+        try run(reactor, for: .seconds(2)) {
+            c.poll()
+            for case let .roll(v, _) in c.messages { theirs = v }
+            return theirs != nil && c.messages.contains(.rollAck(value: roll))
+        }
+        let t = try #require(theirs)
+        c.send(.rollAck(value: t))
+        return roll > t
+    }
+
+    @Test func moveOutOfTurn() throws {
+        // A bot's turn lasts no time at all, so the target here is a human seat that has not
+        // moved yet: our roll of 0 loses (barring a tie), the human moves first, we move anyway.
+        var hc = config("human", seed: 11)
+        hc.handshakeTimeout = .milliseconds(500)
+        let human = try Daemon(reactor: reactor, config: hc)
+        let c = try RawClient(port: human.port)
+        c.hello()
+        c.send(.invite(Invite(gameID: ID128(high: 6, low: 6))))
+        #expect(try run(reactor, for: .seconds(2)) { (try? human.command(.accept)) != nil })
+        let nonce = ID128(high: 3, low: 3)
+        c.send(.reset)
+        c.send(.rollCommit(commitment: Commitment.make(roll: 0, nonce: nonce)))
+        c.send(.roll(value: 0, nonce: nonce))
+        var theirs: UInt32?
+        try run(reactor, for: .seconds(2)) {
+            c.poll()
+            for case let .roll(v, _) in c.messages { theirs = v }
+            return theirs != nil
+        }
+        let t = try #require(theirs)
+        try #require(t > 0, "a tie at 0: re-run with another seed")
+        c.send(.rollAck(value: t))
+        try run(reactor, for: .seconds(1)) { human.core.currentGame?.state == .myTurn }
+        #expect(human.core.currentGame?.state == .myTurn)
+        c.send(.move(cell: 8))
+        try settle(c)
+        #expect(c.errorCode == .illegalMove)
+        #expect(human.core.currentGame == nil || human.core.currentGame?.board.isEmpty == true)
+        try legitimateGameCompletes()
+    }
+
+    @Test func occupiedAndOffBoardCells() throws {
+        for (i, cell) in [UInt16(9), 500].enumerated() {
+            let c = try RawClient(port: daemon.port)
+            _ = i
+            #expect(try rollHonestly(c, roll: 999_999), "roll 999,999 wins unless tied")
+            c.send(.move(cell: cell))
+            try expectAnswer(c, .illegalMove, "cell \(cell) is off the board")
+        }
+        let c = try RawClient(port: daemon.port)
+        #expect(try rollHonestly(c, roll: 999_999))
+        c.send(.move(cell: 4))
+        try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains { if case .move = $0 { true } else { false } } }
+        c.send(.move(cell: 4)) // wherever the bot went, 4 is ours now
+        try expectAnswer(c, .illegalMove, "occupied cell")
+    }
+
+    @Test func slowWriterIsClosedAtTheHandshakeTimeout() throws {
+        let c = try RawClient(port: daemon.port)
+        let hello = Message.hello(Hello(instanceID: ID128(high: 9, low: 9), name: try DisplayName("slow"), capabilities: []))
+        var sent = 0
+        let bytes = hello.encoded()
+        let start = reactor.now
+        try run(reactor, for: .seconds(3)) {
+            // One byte per 100 ms (the handshake timeout here is 500 ms).
+            if sent < bytes.count, reactor.now >= start + .milliseconds(Int64(100 * sent)) {
+                c.write([bytes[sent]])
+                sent += 1
+            }
+            c.poll()
+            return c.closedByPeer
+        }
+        #expect(c.closedByPeer && c.errorCode == .timeout)
+        #expect(sent < bytes.count)
+        try legitimateGameCompletes()
+    }
+
+    @Test func floodOfHalfOpenConnectionsIsClearedByTheHandshakeTimeout() throws {
+        var clients: [RawClient] = []
+        for _ in 0..<500 { clients.append(try RawClient(port: daemon.port)) }
+        try run(reactor, for: .seconds(1)) { daemon.connectionCount >= 500 }
+        #expect(daemon.connectionCount == 500)
+        try run(reactor, for: .seconds(5)) { daemon.connectionCount == 0 }
+        #expect(daemon.connectionCount == 0)
+        for c in clients.prefix(10) {
+            c.poll()
+            #expect(c.closedByPeer && c.errorCode == .timeout)
+        }
+        clients.removeAll()
+        try legitimateGameCompletes()
+    }
+}

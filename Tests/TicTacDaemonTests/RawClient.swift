@@ -1,0 +1,59 @@
+import Glibc
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+/// A test peer on a raw loopback socket: writes any bytes, reads whatever the daemon sends.
+/// Blocking connect (the kernel completes it from the listener's backlog), nonblocking reads.
+final class RawClient {
+    let fd: Int32
+    var received: [UInt8] = []
+    private var decoder = FrameDecoder()
+    private(set) var frames: [Frame] = []
+    private(set) var closedByPeer = false
+
+    init(port: UInt16) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0, let address = SocketAddress(ip: "127.0.0.1", port: port) else { throw NetError.last("socket") }
+        let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+        guard rc == 0 else { throw NetError.last("connect") }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+
+    deinit { close(fd) }
+
+    func write(_ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    func send(_ message: Message, version: UInt8 = 1) { write(message.encoded(version: version)) }
+
+    /// Reads what is there; decodes frames as they complete.
+    func poll() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 {
+                received += buffer[0..<n]
+                decoder.feed(buffer[0..<n])
+                while let f = try? decoder.next() { frames.append(f) }
+            } else {
+                if n == 0 { closedByPeer = true }
+                return
+            }
+        }
+    }
+
+    var messages: [Message] { frames.compactMap { try? Message(frame: $0) } }
+
+    /// The code of the first ERROR received, if any.
+    var errorCode: ErrorCode? {
+        for case let .error(code, _) in messages { return ErrorCode(rawValue: code) }
+        return nil
+    }
+
+    func hello(name: String = "raw", seed: UInt64 = 99) {
+        var rng = SplitMix64(seed: seed)
+        send(.hello(Hello(instanceID: ID128.random(using: &rng), name: try! DisplayName(name), capabilities: [.tictactoe])))
+    }
+}
