@@ -1,0 +1,147 @@
+import Testing
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+@testable import TicTacDaemon
+
+@Suite(.serialized) struct LobbyTests {
+    private func pair(_ a: String, _ b: String, botB: BotLevel? = nil, tweak: (inout DaemonConfig) -> Void = { _ in })
+        throws -> (Reactor, Daemon, Daemon, Log, Log) {
+        let reactor = try Reactor()
+        var ca = config(a, seed: 21), cb = config(b, seed: 22, bot: botB)
+        tweak(&ca)
+        tweak(&cb)
+        let da = try Daemon(reactor: reactor, config: ca), db = try Daemon(reactor: reactor, config: cb)
+        let la = Log(), lb = Log()
+        da.onEvent = { la.events.append($0) }
+        db.onEvent = { lb.events.append($0) }
+        return (reactor, da, db, la, lb)
+    }
+
+    private func found(_ log: Log) -> Int { log.events.count { if case .peerFound = $0 { true } else { false } } }
+
+    @Test func dialingEachOtherAtOnceLeavesOneConnection() throws {
+        let (reactor, a, b, la, lb) = try pair("ann", "ben")
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        b.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: a.port)))
+        try run(reactor, for: .seconds(3)) { a.core.linkCount == 1 && b.core.linkCount == 1 && found(la) == 1 && found(lb) == 1 }
+        try run(reactor, for: .milliseconds(300)) { false } // let any late close settle
+        #expect(a.connectionCount == 1 && b.connectionCount == 1)
+        #expect(found(la) == 1 && found(lb) == 1)
+        #expect(!la.has { if case .peerLost = $0 { true } else { false } })
+        try a.command(.invite("ben"))
+        try run(reactor, for: .seconds(2)) { b.core.peers.count == 1 && lb.has { if case .invited = $0 { true } else { false } } }
+        try b.command(.accept)
+        #expect(try run(reactor, for: .seconds(2)) { a.core.gameCount == 1 && b.core.gameCount == 1 && a.core.currentGame?.state != .rollingDice })
+    }
+
+    @Test func crossingInvitationsMakeOneGame() throws {
+        let (reactor, a, b, la, lb) = try pair("ann", "ben")
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 }
+        try a.command(.invite("ben"))
+        try b.command(.invite("ann")) // before either INVITE has arrived
+        #expect(try run(reactor, for: .seconds(2)) {
+            [a, b].allSatisfy { $0.core.currentGame.map { $0.state == .myTurn || $0.state == .opponentTurn } ?? false }
+        })
+        #expect(a.core.gameCount == 1 && b.core.gameCount == 1)
+        #expect(!la.has { if case .invited = $0 { true } else { false } } || !lb.has { if case .invited = $0 { true } else { false } })
+        #expect(Set([a.core.currentGame?.piece, b.core.currentGame?.piece]) == [.o, .x])
+    }
+
+    @Test func aPlayerInAGameAnswersBusy() throws {
+        let (reactor, human, bot, lh, _) = try pair("hana", "botty", botB: .random)
+        human.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: bot.port)))
+        try run(reactor, for: .seconds(2)) { found(lh) == 1 }
+        try human.command(.invite("botty"))
+        try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 }
+        let third = try Daemon(reactor: reactor, config: config("third", seed: 23))
+        let lt = Log()
+        third.onEvent = { lt.events.append($0) }
+        third.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: human.port)))
+        try run(reactor, for: .seconds(2)) { found(lt) == 1 }
+        try third.command(.invite("hana"))
+        #expect(try run(reactor, for: .seconds(2)) { lt.has { $0 == .declined(by: third.core.peers[0], reason: .busy) } })
+        #expect(human.core.gameCount == 1, "the running game was not replaced")
+        #expect(!lh.has { if case .invited = $0 { true } else { false } })
+        #expect(throws: CommandError.busy) { try human.command(.invite("third")) }
+    }
+
+    @Test func declineAndNoAnswer() throws {
+        let (reactor, a, b, la, lb) = try pair("ann", "ben") { $0.inviteTimeout = .milliseconds(400) }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 }
+        try a.command(.invite("ben"))
+        try run(reactor, for: .seconds(2)) { lb.has { if case .invited = $0 { true } else { false } } }
+        try b.command(.decline)
+        #expect(try run(reactor, for: .seconds(2)) { la.has { if case .declined(_, .declined) = $0 { true } else { false } } })
+        #expect(throws: CommandError.noInvitation) { try b.command(.accept) }
+        try a.command(.invite("ben"))
+        #expect(try run(reactor, for: .seconds(2)) { la.has { if case .declined(_, .noAnswer) = $0 { true } else { false } } })
+        #expect(try run(reactor, for: .seconds(1)) { lb.has { if case .inviteCancelled = $0 { true } else { false } } })
+        #expect(throws: CommandError.noInvitation) { try b.command(.accept) }
+        #expect(a.core.gameCount == 0 && b.core.gameCount == 0)
+    }
+
+    @Test func leaveIsSeenAtOnce() throws {
+        let (reactor, human, bot, lh, _) = try pair("hana", "botty", botB: .random)
+        human.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: bot.port)))
+        try run(reactor, for: .seconds(2)) { found(lh) == 1 }
+        try human.command(.invite("botty"))
+        try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 }
+        let start = reactor.now
+        bot.leave()
+        #expect(try run(reactor, for: .seconds(2)) { lh.has { if case .disconnected = $0 { true } else { false } } })
+        #expect(reactor.now - start < .seconds(1), "LEAVE is not a timeout")
+        #expect(lh.has { if case let .disconnected(_, reason) = $0 { reason.contains("left") } else { false } })
+        #expect(human.core.gameCount == 0)
+    }
+
+    @Test func aSilentPeerIsPingedThenDropped() throws {
+        let reactor = try Reactor()
+        var c = config("watch", seed: 31)
+        c.pingAfter = .milliseconds(100)
+        c.deadAfter = .milliseconds(500)
+        let d = try Daemon(reactor: reactor, config: c)
+        let log = Log()
+        d.onEvent = { log.events.append($0) }
+        let raw = try RawClient(port: d.port)
+        raw.hello() // then never a word more
+        try run(reactor, for: .seconds(3)) { raw.poll(); return raw.closedByPeer }
+        #expect(raw.closedByPeer)
+        #expect(raw.messages.count { if case .ping = $0 { true } else { false } } >= 3)
+        #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("no answer") } else { false } })
+    }
+
+    @Test func aPeerThatAnswersPingsStays() throws {
+        let reactor = try Reactor()
+        var c = config("watch", seed: 32)
+        c.pingAfter = .milliseconds(100)
+        c.deadAfter = .milliseconds(500)
+        let d = try Daemon(reactor: reactor, config: c)
+        let raw = try RawClient(port: d.port)
+        raw.hello()
+        var answered = 0
+        try run(reactor, for: .seconds(1.5)) {
+            raw.poll()
+            let pings = raw.messages.compactMap { if case let .ping(n) = $0 { n } else { nil } }
+            while answered < pings.count {
+                raw.send(.pong(nonce: pings[answered]))
+                answered += 1
+            }
+            return raw.closedByPeer
+        }
+        #expect(!raw.closedByPeer && d.connectionCount == 1 && answered >= 5)
+    }
+
+    @Test func aDaemonConnectedToItselfRefuses() throws {
+        let reactor = try Reactor()
+        let d = try Daemon(reactor: reactor, config: config("narcissus", seed: 41))
+        let log = Log()
+        d.onEvent = { log.events.append($0) }
+        d.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: d.port)))
+        try run(reactor, for: .seconds(2)) { log.has { if case .protocolError = $0 { true } else { false } } && d.connectionCount == 0 }
+        #expect(d.core.peers.isEmpty)
+        #expect(log.has { if case let .protocolError(_, code, _, _) = $0 { code == .unexpectedMessage } else { false } })
+    }
+}
