@@ -235,4 +235,27 @@ import TicTacWire
         clients.removeAll()
         try legitimateGameCompletes()
     }
+
+    @Test func aPeerThatStopsReadingIsDroppedAtTheQueueBound() throws {
+        let c = try RawClient(port: daemon.port)
+        c.hello()
+        try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
+        // Shrink our receive buffer so the daemon's PONGs back up into its own write queue.
+        var small: Int32 = 4096
+        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let ping = Message.ping(nonce: 7).encoded()
+        let burst = Array([[UInt8]](repeating: ping, count: 2000).joined())
+        var sentBursts = 0
+        try run(reactor, for: .seconds(10)) {
+            // Keep asking (each PING is answered by a 23-byte PONG) and never read.
+            if sentBursts < 1000 {
+                let n = burst.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+                if n > 0 { sentBursts += 1 }
+            }
+            return daemon.connectionCount == 0
+        }
+        #expect(daemon.connectionCount == 0, "dropped once its queue passed the bound")
+        #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("stopped reading") } else { false } }, "\(log.events)")
+        try legitimateGameCompletes()
+    }
 }
