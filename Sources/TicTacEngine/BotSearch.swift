@@ -5,6 +5,9 @@ struct Searcher {
     static let win = 1 << 58
     private static let infinity = win + 1_000
     private static let mateBound = win - 1_000
+    /// Below the root only the best-ordered candidates are searched: on big boards the rest are
+    /// almost never better, and cutting them buys several plies of depth.
+    static let beamWidth = 12
 
     /// Weight of a window holding `n` pieces of one side and none of the other: 8^(n-1),
     /// capped so sums over every window cannot overflow.
@@ -36,6 +39,7 @@ struct Searcher {
     private var near: [Int]  // occupied cells within distance 2
     private var filled = 0
     private var score = 0  // heuristic, from O's side, kept up to date by place/undo
+    private var hot = [0, 0]  // windows one move from a win for O, X: scan only when nonzero
     private var hash: UInt64 = 0
     private var table: [Entry]
     private var nodes = 0
@@ -84,8 +88,20 @@ struct Searcher {
 
     // MARK: Making and unmaking moves
 
-    private static func value(_ o: Int, _ x: Int) -> Int {
-        x == 0 ? weights[min(o, 20)] : (o == 0 ? -weights[min(x, 20)] : 0)
+    /// Adds window `w`'s share to the running score and hot-window counts.
+    private mutating func remember(window w: Int) { account(window: w, sign: 1) }
+    /// Removes window `w`'s share before its counts change.
+    private mutating func forget(window w: Int) { account(window: w, sign: -1) }
+
+    private mutating func account(window w: Int, sign: Int) {
+        let o = counts[w * 2], x = counts[w * 2 + 1]
+        if x == 0 {
+            score += sign * Self.weights[min(o, 20)]
+            if o == k - 1 { hot[0] += sign }
+        } else if o == 0 {
+            score -= sign * Self.weights[min(x, 20)]
+            if x == k - 1 { hot[1] += sign }
+        }
     }
 
     /// Puts `side`'s piece on `cell`; true when it completes a line.
@@ -96,9 +112,9 @@ struct Searcher {
         for n in neighbours[cell] { near[n] += 1 }
         var won = false
         for w in windowsThrough[cell] {
-            score -= Self.value(counts[w * 2], counts[w * 2 + 1])
+            forget(window: w)
             counts[w * 2 + side] += 1
-            score += Self.value(counts[w * 2], counts[w * 2 + 1])
+            remember(window: w)
             if counts[w * 2 + side] == k { won = true }
         }
         return won
@@ -106,9 +122,9 @@ struct Searcher {
 
     private mutating func undo(_ cell: Int, side: Int) {
         for w in windowsThrough[cell] {
-            score -= Self.value(counts[w * 2], counts[w * 2 + 1])
+            forget(window: w)
             counts[w * 2 + side] -= 1
-            score += Self.value(counts[w * 2], counts[w * 2 + 1])
+            remember(window: w)
         }
         for n in neighbours[cell] { near[n] -= 1 }
         hash ^= Self.zobrist[cell * 2 + side]
@@ -121,6 +137,7 @@ struct Searcher {
     /// A cell where `side` wins at once (if any), and the cells where the other side would.
     private func threats(for side: Int) -> (win: Int?, blocks: [Int]) {
         var blocks: [Int] = []
+        if hot[0] == 0, hot[1] == 0 { return (nil, blocks) }
         for w in 0..<windowCount {
             let mine = counts[w * 2 + side], theirs = counts[w * 2 + 1 - side]
             let gap: Bool
@@ -134,8 +151,9 @@ struct Searcher {
     }
 
     /// Candidate moves, best guess first: forced blocks if any, else empty cells near a piece
-    /// (every empty cell if none is near one), ordered by `first`, then heuristic gain.
-    private func orderedMoves(for side: Int, blocks: [Int], first: Int) -> [Int] {
+    /// (every empty cell if none is near one), ordered by `first`, then heuristic gain; at most
+    /// `limit` of them.
+    private func orderedMoves(for side: Int, blocks: [Int], first: Int, limit: Int = .max) -> [Int] {
         var moves = blocks
         if moves.isEmpty { moves = cells.indices.filter { cells[$0] == 0 && near[$0] > 0 } }
         if moves.isEmpty { moves = cells.indices.filter { cells[$0] == 0 } }
@@ -150,7 +168,7 @@ struct Searcher {
             }
             return (cell, gain)
         }
-        return keyed.sorted { $0.1 > $1.1 }.map(\.0)
+        return keyed.sorted { $0.1 > $1.1 }.prefix(limit).map(\.0)
     }
 
     // MARK: Search
@@ -217,7 +235,7 @@ struct Searcher {
 
         let originalAlpha = alpha
         var best = -Self.infinity, bestMove = -1
-        for move in orderedMoves(for: side, blocks: blocks, first: ttMove) {
+        for move in orderedMoves(for: side, blocks: blocks, first: ttMove, limit: Self.beamWidth) {
             let won = place(move, side: side)
             let value = won ? Self.win - (ply + 1)
                 : filled == cells.count ? 0
