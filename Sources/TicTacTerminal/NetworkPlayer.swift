@@ -66,6 +66,7 @@ public final class NetworkPlayer {
 
     /// Runs until the player quits or a signal arrives.
     public func run(connectTo peers: [SocketAddress]) throws(NetError) {
+        defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
         signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
         daemon.onEvent = { [unowned self] event in front.show(OutputEvent(event)) }

@@ -143,7 +143,8 @@ struct Play: ParsableCommand {
         let reactor = try checked(Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil)
-        let front: Front = PlainFront(json: json)
+        // Full screen in a terminal; plain lines for scripts, pipes and screen readers.
+        let front: Front = terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil) : PlainFront(json: json)
         try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front).run(connectTo: try options.peers()))
     }
 }

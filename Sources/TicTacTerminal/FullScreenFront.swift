@@ -1,0 +1,212 @@
+// The full-screen terminal front.
+//
+// Design: three layers, only the outer one touches the terminal.
+// - `KeyParser` (FullScreenKeys.swift) turns raw tty bytes into `Key`s, keeping an escape
+//   sequence split between reads until it is complete.
+// - `FullScreenModel` (FullScreenModel.swift, FullScreenRender.swift) is a plain value: daemon
+//   events update it (`apply`), keys update it and may yield a `Command` (`key`), and
+//   `lines(width:height:)` draws the whole screen as strings. Pure, so tests drive it directly.
+// - `FullScreenFront` (this file) owns the terminal: raw mode with termios, the alternate screen,
+//   a hidden cursor, stdin and SIGWINCH on the reactor. After events or keys it redraws the whole
+//   screen in one `write` (at most once per turn of the loop). `stop()` puts everything back.
+// Hand-written VT100/ANSI sequences, no curses.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacNet
+
+/// A full-screen terminal front: the lobby (peers, invitations) and the game board, driven by
+/// the arrow keys. Use it when standard input and output are both terminals.
+public final class FullScreenFront: Front {
+    /// Receives the player's commands.
+    public var onCommand: ((Command) -> Void)?
+
+    private var model: FullScreenModel
+    private var parser = KeyParser()
+    private var reactor: Reactor?
+    private var original: termios?
+    private var resize: SignalSource?
+    private var started = false
+    private var renderPending = false
+    private var escapeTimer: Reactor.TimerID?
+
+    /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
+    ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
+    public init(color: Bool) {
+        model = FullScreenModel(color: color, unicode: Self.localeIsUTF8())
+    }
+
+    deinit { stop() }
+
+    /// Raw mode, the alternate screen, a hidden cursor; reads keys from stdin and redraws on
+    /// SIGWINCH. If a step fails, whatever was done is undone before the error is thrown.
+    public func start(reactor: Reactor) throws(NetError) {
+        guard !started else { return }
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw .last("tcgetattr") }
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST | ONLCR) // keep "\n" -> "\r\n" for anything else that prints
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw .last("tcsetattr") }
+        original = saved
+        started = true
+        self.reactor = reactor
+        writeAll("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        model.addresses = Self.hostAddresses()
+        do {
+            try reactor.register(STDIN_FILENO, .read) { [weak self] _ in self?.readKeys() }
+            resize = try SignalSource(reactor: reactor, signals: [SIGWINCH]) { [weak self] _ in
+                self?.render(clear: true)
+            }
+        } catch {
+            stop()
+            throw error
+        }
+        render()
+    }
+
+    /// Updates the screen with one event.
+    public func show(_ event: OutputEvent) {
+        model.apply(event)
+        setNeedsRender()
+    }
+
+    /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
+    public func stop() {
+        guard started else { return }
+        started = false
+        if let reactor {
+            reactor.unregister(STDIN_FILENO)
+            if let escapeTimer { reactor.cancel(escapeTimer) }
+        }
+        escapeTimer = nil
+        resize = nil
+        reactor = nil
+        writeAll("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        if var saved = original { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        original = nil
+    }
+
+    // MARK: - Input
+
+    private func readKeys() {
+        guard started else { return }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+        if n < 0, errno == EINTR || errno == EAGAIN { return }
+        guard n > 0 else {
+            // End of input or a terminal that went away: leave like `q`.
+            reactor?.unregister(STDIN_FILENO)
+            onCommand?(.quit)
+            return
+        }
+        handle(parser.feed(buffer[0..<n]))
+        if let escapeTimer { reactor?.cancel(escapeTimer) }
+        escapeTimer = nil
+        if parser.hasPending {
+            // A lone ESC, or a sequence cut short: if nothing follows soon, take it as it is.
+            escapeTimer = reactor?.schedule(after: .milliseconds(50)) { [weak self] in
+                guard let self else { return }
+                escapeTimer = nil
+                guard started else { return }
+                handle(parser.flush())
+            }
+        }
+    }
+
+    private func handle(_ keys: [Key]) {
+        for key in keys {
+            guard started else { return }
+            let command = model.key(key)
+            setNeedsRender()
+            if let command { onCommand?(command) }
+        }
+    }
+
+    // MARK: - Output
+
+    /// Redraws once per turn of the loop, however many events came in.
+    private func setNeedsRender() {
+        guard started, !renderPending, let reactor else { return }
+        renderPending = true
+        reactor.schedule(after: .zero) { [weak self] in
+            guard let self else { return }
+            renderPending = false
+            render()
+        }
+    }
+
+    /// Writes the whole screen in one `write`: each line at its row, cleared to its end.
+    private func render(clear: Bool = false) {
+        guard started else { return }
+        let (width, height) = Self.terminalSize()
+        var out = clear ? "\u{1B}[2J" : ""
+        for (row, line) in model.lines(width: width, height: height).enumerated() {
+            out += "\u{1B}[\(row + 1);1H\u{1B}[0m" + line + "\u{1B}[0m\u{1B}[K"
+        }
+        out += "\u{1B}[J"
+        writeAll(out)
+    }
+
+    private func writeAll(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return } // the terminal is gone; nothing more to do
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    // MARK: - Environment
+
+    /// Columns and rows of the terminal on stdout (80 x 24 if it cannot be read).
+    static func terminalSize() -> (width: Int, height: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+            return (80, 24)
+        }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// True when LC_ALL, LC_CTYPE or LANG (the first one set) names UTF-8.
+    static func localeIsUTF8() -> Bool {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { continue }
+            let v = value.lowercased()
+            return v.contains("utf-8") || v.contains("utf8")
+        }
+        return false
+    }
+
+    /// This host's IPv4 addresses and global IPv6 addresses, loopback left out (for the title).
+    static func hostAddresses() -> [String] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var result: [String] = []
+        var next = list
+        while let entry = next {
+            next = entry.pointee.ifa_next
+            guard let addr = entry.pointee.ifa_addr,
+                  entry.pointee.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            switch Int32(addr.pointee.sa_family) {
+            case AF_INET:
+                var a = addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+                guard inet_ntop(AF_INET, &a, &text, socklen_t(text.count)) != nil else { continue }
+            case AF_INET6:
+                var a = addr.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { $0.pointee.sin6_addr }
+                let first = withUnsafeBytes(of: &a) { $0.first ?? 0 }
+                guard first & 0xE0 == 0x20, // global unicast (2000::/3) only
+                      inet_ntop(AF_INET6, &a, &text, socklen_t(text.count)) != nil else { continue }
+            default:
+                continue
+            }
+            let s = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if !result.contains(s) { result.append(s) }
+        }
+        return Array(result.prefix(3))
+    }
+}

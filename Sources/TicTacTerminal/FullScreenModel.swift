@@ -1,0 +1,304 @@
+import TicTacDaemon
+import TicTacEngine
+import TicTacWire
+
+/// Everything the full-screen front shows, as a plain value: events go in through `apply(_:)`,
+/// key presses through `key(_:)` (which may answer with a command for the daemon), and
+/// `lines(width:height:)` (FullScreenRender.swift) draws it. No I/O, so tests drive it directly.
+struct FullScreenModel {
+    /// Who we are (from `.ready`).
+    struct Me: Equatable {
+        var name: String
+        var id: ID128
+        var port: UInt16
+    }
+
+    /// Where the current game stands.
+    enum Phase: Equatable {
+        /// Deciding who moves first (a new game after `n`, or a tied roll).
+        case rolling
+        case yourTurn
+        case opponentTurn
+        /// `line`: the winning cells, empty on a draw or a resignation.
+        case over(GameResult, line: [Int], resigned: Bool)
+    }
+
+    /// The game on screen.
+    struct Game: Equatable {
+        var opponent: Opponent
+        var piece: Piece
+        var board: Board
+        var phase: Phase
+        var lastMove: Int?
+        var size: BoardSize { board.size }
+    }
+
+    /// How a notice is shown: information, a refused command, or one of the seed's alerts.
+    enum Tone: Equatable { case info, error, alert }
+
+    /// The status message: an optional title line (an alert's "Peer Disconnected!") and a text.
+    struct Notice: Equatable {
+        var title: String?
+        var text: String
+        var tone: Tone
+    }
+
+    /// The seed's alert, split into its title and its message.
+    static let disconnectedTitle = "Peer Disconnected!"
+    static let disconnectedText = "Your opponent has disconnected, or the connection has been lost"
+
+    /// ANSI colours (false with NO_COLOR or --no-color).
+    var color: Bool
+    /// Box-drawing characters, arrows and ellipses; ASCII when the locale is not UTF-8.
+    var unicode: Bool
+    var me: Me?
+    /// This host's addresses for the title line (the front fills them in; may stay empty).
+    var addresses: [String] = []
+    /// Peers sorted A-Z by name, case-insensitive (then by id).
+    private(set) var peers: [PeerInfo] = []
+    /// Index of the selected peer in `peers` (0 when the list is empty).
+    private(set) var selected = 0
+    /// An invitation waiting for y / n.
+    private(set) var incoming: (peer: PeerInfo, size: BoardSize)?
+    /// Our invitation waiting for an answer.
+    private(set) var outgoing: PeerInfo?
+    private(set) var notice: Notice?
+    /// Nil: the lobby is on screen.
+    private(set) var game: Game?
+    /// The board cursor (0-based cell).
+    private(set) var cursor = 0
+    /// Score against the current opponent.
+    private(set) var score = Score()
+
+    init(color: Bool, unicode: Bool = true) {
+        self.color = color
+        self.unicode = unicode
+    }
+
+    /// "…" or "..." for the terminal at hand.
+    var ellipsis: String { unicode ? "…" : "..." }
+
+    /// The selected peer, if any.
+    var selectedPeer: PeerInfo? { peers.indices.contains(selected) ? peers[selected] : nil }
+
+    // MARK: - Events
+
+    /// Updates the model from one event.
+    mutating func apply(_ event: OutputEvent) {
+        switch event {
+        case let .ready(name, id, port):
+            me = Me(name: name, id: id, port: port)
+        case let .peers(list):
+            let keep = selectedPeer?.id
+            peers = []
+            for p in list where !peers.contains(where: { $0.id == p.id }) { peers.append(p) }
+            sortPeers(keeping: keep)
+        case let .peerFound(p):
+            let keep = selectedPeer?.id
+            peers.removeAll { $0.id == p.id }
+            peers.append(p)
+            sortPeers(keeping: keep)
+        case let .peerLost(p, reason):
+            let keep = selectedPeer?.id
+            let index = selected
+            peers.removeAll { $0.id == p.id }
+            if keep == p.id {
+                selected = min(index, max(0, peers.count - 1))
+            } else {
+                sortPeers(keeping: keep)
+            }
+            if incoming?.peer.id == p.id {
+                incoming = nil
+                notice = Notice(text: "\(p.name) is gone (\(reason)): the invitation lapsed", tone: .info)
+            }
+            if outgoing?.id == p.id {
+                outgoing = nil
+                notice = Notice(text: "\(p.name) is gone (\(reason))", tone: .info)
+            }
+        case let .invited(p, size):
+            incoming = (p, size)
+        case let .inviteSent(p):
+            outgoing = p
+            notice = nil
+        case let .inviteCancelled(p):
+            if incoming?.peer.id == p.id { incoming = nil }
+            notice = Notice(text: "\(p.name) withdrew the invitation", tone: .info)
+        case let .declined(p, reason):
+            if outgoing?.id == p.id { outgoing = nil }
+            let text = switch reason {
+            case .declined: "\(p.name) declined"
+            case .busy: "\(p.name) is busy"
+            case .noAnswer: "No answer from \(p.name)"
+            case .unsupported: "\(p.name) cannot play that board"
+            }
+            notice = Notice(text: text, tone: .info)
+        case let .disconnected(p, reason):
+            if game == nil || game?.opponent.id == p.id { game = nil }
+            if incoming?.peer.id == p.id { incoming = nil }
+            if outgoing?.id == p.id { outgoing = nil }
+            notice = Notice(title: Self.disconnectedTitle, text: "\(Self.disconnectedText) (\(p.name): \(reason))", tone: .alert)
+        case let .error(_, message):
+            notice = Notice(text: message, tone: .error)
+        case let .help(text):
+            notice = Notice(text: text, tone: .info)
+        case let .game(g, opponent):
+            apply(g, opponent: opponent)
+        }
+    }
+
+    private mutating func apply(_ event: GameEvent, opponent: Opponent) {
+        switch event {
+        case let .gameStarted(piece, first, size):
+            if game?.opponent.id != opponent.id { score = Score() }
+            if game?.size != size || !(0..<size.cellCount).contains(cursor) {
+                cursor = (size.rows / 2) * size.cols + size.cols / 2
+            }
+            game = Game(opponent: opponent, piece: piece, board: Board(size: size),
+                        phase: first ? .yourTurn : .opponentTurn, lastMove: nil)
+            incoming = nil
+            outgoing = nil
+            notice = nil
+        case .tieRoll:
+            if game != nil {
+                game?.phase = .rolling
+            } else {
+                notice = Notice(text: "Tied roll: rolling again\(ellipsis)", tone: .info)
+            }
+        case .yourTurn:
+            game?.phase = .yourTurn
+        case .opponentTurn:
+            game?.phase = .opponentTurn
+        case let .opponentMoved(cell):
+            game?.lastMove = cell
+        case let .board(board):
+            guard game != nil else { return }
+            game?.board = board
+            if !(0..<board.size.cellCount).contains(cursor) { cursor = 0 }
+            if notice?.tone != .alert { notice = nil }
+        case let .gameOver(result, line, resigned):
+            game?.phase = .over(result, line: line ?? [], resigned: resigned)
+        case let .score(s):
+            score = s
+        case .interrupted:
+            game = nil
+            notice = Notice(title: Self.disconnectedTitle, text: Self.disconnectedText, tone: .alert)
+        }
+    }
+
+    private mutating func sortPeers(keeping id: ID128?) {
+        peers.sort { a, b in
+            let x = a.name.lowercased(), y = b.name.lowercased()
+            return x != y ? x < y : a.id < b.id
+        }
+        if let id, let i = peers.firstIndex(where: { $0.id == id }) {
+            selected = i
+        } else {
+            selected = min(selected, max(0, peers.count - 1))
+        }
+    }
+
+    // MARK: - Status
+
+    /// The game's status line, in the seed's words.
+    var statusText: String? {
+        guard let game else { return nil }
+        switch game.phase {
+        case .rolling: return "Rolling dice\(ellipsis)"
+        case .yourTurn: return "Your Turn"
+        case .opponentTurn: return "Opponent's Turn"
+        case let .over(result, _, resigned):
+            switch result {
+            case .won: return resigned ? "You Won! (your opponent resigned)" : "You Won!"
+            case .lost: return resigned ? "Opponent Won! (you resigned)" : "Opponent Won!"
+            case .draw: return resigned ? "Cat Wins! (both resigned)" : "Cat Wins!"
+            }
+        }
+    }
+
+    /// The line under the peer list: an invitation to answer, or ours waiting.
+    var promptText: String? {
+        if let incoming {
+            let size = incoming.size
+            let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
+            return "\(incoming.peer.name) invites you to play\(board): y / n"
+        }
+        if let outgoing { return "Waiting for \(outgoing.name)\(ellipsis) (c to cancel)" }
+        return nil
+    }
+
+    // MARK: - Keys
+
+    /// Handles one key; returns the command it stands for, if any.
+    mutating func key(_ key: Key) -> Command? {
+        switch key {
+        case .interrupt, .char("q"), .char("Q"):
+            return .quit
+        default:
+            break
+        }
+        if incoming != nil {
+            switch key {
+            case .char("y"), .char("Y"):
+                incoming = nil
+                notice = Notice(text: "Rolling dice\(ellipsis)", tone: .info)
+                return .accept
+            case .char("n"), .char("N"):
+                incoming = nil
+                notice = nil
+                return .decline
+            default:
+                break
+            }
+        }
+        if let peer = outgoing, key == .char("c") || key == .char("C") || key == .escape {
+            outgoing = nil
+            notice = Notice(text: "Invitation to \(peer.name) withdrawn", tone: .info)
+            return .cancel
+        }
+        return game == nil ? lobbyKey(key) : gameKey(key)
+    }
+
+    private mutating func lobbyKey(_ key: Key) -> Command? {
+        switch key {
+        case .up:
+            selected = max(0, selected - 1)
+        case .down:
+            selected = max(0, min(peers.count - 1, selected + 1))
+        case .enter:
+            guard outgoing == nil, let peer = selectedPeer else { return nil }
+            return .invite(peer.id.description)
+        default:
+            break
+        }
+        return nil
+    }
+
+    private mutating func gameKey(_ key: Key) -> Command? {
+        guard let game else { return nil }
+        let size = game.size
+        let row = cursor / size.cols, col = cursor % size.cols
+        switch key {
+        case .up: cursor = max(0, row - 1) * size.cols + col
+        case .down: cursor = min(size.rows - 1, row + 1) * size.cols + col
+        case .left: cursor = row * size.cols + max(0, col - 1)
+        case .right: cursor = row * size.cols + min(size.cols - 1, col + 1)
+        case .enter, .char(" "):
+            return .move(cursor + 1)
+        case let .char(c):
+            if size == .classic, let d = c.wholeNumberValue, (1...9).contains(d), c.isASCII {
+                cursor = d - 1
+                return .move(d)
+            }
+            switch c {
+            case "r", "R": return .resign
+            case "n", "N":
+                if case .over = game.phase { self.game?.phase = .rolling }
+                return .new
+            default: return nil
+            }
+        case .escape, .interrupt:
+            return nil
+        }
+        return nil
+    }
+}

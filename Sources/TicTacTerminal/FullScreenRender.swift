@@ -1,0 +1,388 @@
+import TicTacDaemon
+import TicTacEngine
+import TicTacWire
+
+// Drawing the model: screen lines are built from styled spans, then cut to the terminal's
+// width by counting visible columns, so escape codes never count and never get cut in half.
+
+/// How a span looks. Colours only when the model's `color` is on; without it, titles and
+/// statuses are bold and the winning line and selected peer are in reverse video.
+enum TextStyle: Equatable {
+    case plain, title, bold, dim, help, o, x, win, cursor, selected, good, bad, warn
+}
+
+/// A piece of text with one look.
+struct Span: Equatable {
+    var text: String
+    var style: TextStyle
+}
+
+/// One screen line under construction.
+struct ScreenLine: Equatable {
+    var spans: [Span] = []
+    /// Pad the line to the full width in this style (the title bar).
+    var fill: TextStyle?
+
+    init(_ text: String = "", _ style: TextStyle = .plain) {
+        if !text.isEmpty { spans = [Span(text: text, style: style)] }
+    }
+
+    mutating func add(_ text: String, _ style: TextStyle = .plain) {
+        guard !text.isEmpty else { return }
+        spans.append(Span(text: text, style: style))
+    }
+
+    mutating func add(_ spans: [Span]) { self.spans += spans }
+}
+
+extension FullScreenModel {
+    static let margin = "  "
+
+    // MARK: - Screen
+
+    /// The whole screen: exactly `height` lines (fewer only if the terminal is too small for
+    /// the fixed parts), none wider than `width` visible columns. Escape codes are included
+    /// when `color` is on (and SGR bold/reverse without it).
+    func lines(width: Int, height: Int) -> [String] {
+        guard width > 0, height > 0 else { return [] }
+        // Lobby: the list, then the prompt and notice low on the screen. Game: the status right
+        // under the board. The key help is always the last line.
+        let top = game == nil ? lobbyTop() : gameTop(width: width)
+        let status = statusLines(width: width)
+        let help = [helpLine()]
+        let room = max(0, height - top.count - status.count - help.count)
+        var rows = top
+        if game == nil {
+            rows += peerRows(room: room)
+            rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - help.count))
+            rows += status
+        } else {
+            rows += boardRows(width: width, room: room)
+            rows += status
+            rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - help.count))
+        }
+        rows += help
+        return rows.prefix(height).map { render($0, width: width) }
+    }
+
+    private var dot: String { unicode ? " · " : " - " }
+
+    private func titleLine() -> ScreenLine {
+        var line = ScreenLine(" tictac", .title)
+        if let me {
+            line.add("\(dot)\(clip(me.name, 32))\(dot)port \(me.port)", .title)
+        }
+        if !addresses.isEmpty {
+            line.add(dot + addresses.joined(separator: ", "), .title)
+        }
+        line.fill = .title
+        return line
+    }
+
+    // MARK: - Lobby
+
+    private func lobbyTop() -> [ScreenLine] {
+        [titleLine(), ScreenLine(), ScreenLine(Self.margin + "Available Peers", .bold)]
+    }
+
+    /// The peer list, scrolled so the selected peer is visible.
+    private func peerRows(room: Int) -> [ScreenLine] {
+        guard room > 0 else { return [] }
+        guard !peers.isEmpty else {
+            return [ScreenLine(Self.margin + "  none yet: players on this network appear here", .dim)]
+        }
+        var rows: [ScreenLine] = []
+        var visible = min(room, peers.count)
+        if visible < peers.count, visible > 1 { visible -= 1 } // keep a line for "n-m of N"
+        let start = max(0, min(peers.count - visible, selected - visible / 2))
+        let end = min(peers.count, start + visible)
+        let nameWidth = min(28, peers[start..<end].map { textWidth($0.name) }.max() ?? 0)
+        for i in start..<end {
+            let p = peers[i]
+            let mark = i == selected ? (unicode ? "▸ " : "> ") : "  "
+            var text = mark + pad(clip(p.name, nameWidth), nameWidth) + "  " + p.address
+            if p.capabilities.contains(.bot) { text += "  (bot)" }
+            var line = ScreenLine(Self.margin)
+            line.add(text, i == selected ? .selected : .plain)
+            rows.append(line)
+        }
+        if end - start < peers.count, rows.count < room {
+            rows.append(ScreenLine(Self.margin + "  \(start + 1)-\(end) of \(peers.count)", .dim))
+        }
+        return rows
+    }
+
+    // MARK: - Game
+
+    private func gameTop(width: Int) -> [ScreenLine] {
+        guard let game else { return [] }
+        var info = ScreenLine(Self.margin + "You: ")
+        info.add(String(game.piece.symbol), style(of: game.piece))
+        info.add("    Opponent: \(clip(game.opponent.name, 32)) ")
+        info.add(String(game.piece.opponent.symbol), style(of: game.piece.opponent))
+        let size = game.size
+        info.add("    \(size.rows)x\(size.cols), \(size.k) in a row", .dim)
+        let score = ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
+        return [titleLine(), info, score, ScreenLine()]
+    }
+
+    private func style(of piece: Piece) -> TextStyle {
+        switch piece {
+        case .o: .o
+        case .x: .x
+        case .empty: .dim
+        }
+    }
+
+    /// The board: big 3-line cells with a grid when they fit, else one line per row; if even
+    /// that is too big, the part around the cursor.
+    private func boardRows(width: Int, room: Int) -> [ScreenLine] {
+        guard let game, room > 0 else { return [] }
+        let size = game.size
+        let roomWidth = max(0, width - Self.margin.count)
+        let digits = String(size.cellCount).count
+        let winning: Set<Int>
+        if case let .over(_, line, _) = game.phase { winning = Set(line) } else { winning = [] }
+
+        // Big cells: 5 wide, 3 tall, with grid lines.
+        if digits + 2 <= 5, size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= room {
+            return bigBoard(game, winning: winning)
+        }
+        // One line per row: numbered cells with a blank between them, numbered cells packed,
+        // or dots.
+        var cellWidth = 3, gap = 0, numbers = false
+        if size.cols * (digits + 3) - 1 <= roomWidth {
+            (cellWidth, gap, numbers) = (digits + 2, 1, true)
+        } else if size.cols * (digits + 2) <= roomWidth {
+            (cellWidth, gap, numbers) = (digits + 2, 0, true)
+        }
+        let visibleCols = max(1, min(size.cols, (roomWidth + gap) / (cellWidth + gap)))
+        var visibleRows = max(1, min(size.rows, room))
+        let cursorRow = cursor / size.cols, cursorCol = cursor % size.cols
+        var firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
+        let firstCol = max(0, min(size.cols - visibleCols, cursorCol - visibleCols / 2))
+        var rows: [ScreenLine] = []
+        if visibleRows < size.rows || visibleCols < size.cols, visibleRows > 1 {
+            // Say which part is on screen, at the cost of one board row.
+            visibleRows -= 1
+            firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
+            rows.append(ScreenLine(Self.margin + "rows \(firstRow + 1)-\(firstRow + visibleRows), columns \(firstCol + 1)-\(firstCol + visibleCols) of \(size.rows)x\(size.cols)", .dim))
+        }
+        for r in firstRow..<(firstRow + visibleRows) {
+            var line = ScreenLine(Self.margin)
+            for c in firstCol..<(firstCol + visibleCols) {
+                if c > firstCol, gap > 0 { line.add(String(repeating: " ", count: gap)) }
+                line.add(cell(game, r * size.cols + c, width: cellWidth, numbers: numbers, winning: winning, alignRight: numbers))
+            }
+            rows.append(line)
+        }
+        return rows
+    }
+
+    private func bigBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
+        let size = game.size
+        let bar = unicode ? "│" : "|", dash = unicode ? "─" : "-", cross = unicode ? "┼" : "+"
+        var rows: [ScreenLine] = []
+        for r in 0..<size.rows {
+            for sub in 0..<3 {
+                var line = ScreenLine(Self.margin)
+                for c in 0..<size.cols {
+                    let i = r * size.cols + c
+                    if c > 0 { line.add(bar, .dim) }
+                    if sub == 1 {
+                        line.add(cell(game, i, width: 5, numbers: true, winning: winning))
+                    } else {
+                        line.add("     ", winning.contains(i) ? .win : .plain)
+                    }
+                }
+                rows.append(line)
+            }
+            if r < size.rows - 1 {
+                let segment = String(repeating: dash, count: 5)
+                rows.append(ScreenLine(Self.margin + Array(repeating: segment, count: size.cols).joined(separator: cross), .dim))
+            }
+        }
+        return rows
+    }
+
+    /// One cell in `width` columns, centred (or right-aligned): the piece, or the cell number (a
+    /// dot when numbers do not fit); the cursor's cell in brackets.
+    private func cell(_ game: Game, _ i: Int, width: Int, numbers: Bool, winning: Set<Int>, alignRight: Bool = false) -> [Span] {
+        let cells = game.board.cells
+        let piece = cells.indices.contains(i) ? cells[i] : .empty
+        let isWin = winning.contains(i)
+        let text = piece != .empty ? String(piece.symbol) : (numbers ? String(i + 1) : (unicode ? "·" : "."))
+        let contentStyle = isWin ? .win : style(of: piece)
+        let padStyle: TextStyle = isWin ? .win : .plain
+        let isCursor = i == cursor && !isOver(game)
+        let used = text.count + (isCursor ? 2 : 0)
+        var left = max(0, (width - used) / 2), right = max(0, width - used - left)
+        if alignRight {
+            // Numbers line up by their last digit; the column after it holds the cursor's "]".
+            right = isCursor ? 0 : min(1, max(0, width - used))
+            left = max(0, width - used - right)
+        }
+        var spans: [Span] = []
+        if left > 0 { spans.append(Span(text: String(repeating: " ", count: left), style: padStyle)) }
+        if isCursor { spans.append(Span(text: "[", style: .cursor)) }
+        spans.append(Span(text: text, style: contentStyle))
+        if isCursor { spans.append(Span(text: "]", style: .cursor)) }
+        if right > 0 { spans.append(Span(text: String(repeating: " ", count: right), style: padStyle)) }
+        return spans
+    }
+
+    private func isOver(_ game: Game) -> Bool {
+        if case .over = game.phase { return true }
+        return false
+    }
+
+    // MARK: - Bottom: status, notice, help
+
+    private func statusLines(width: Int) -> [ScreenLine] {
+        var rows = [ScreenLine()]
+        if let game, let status = statusText {
+            let style: TextStyle = switch game.phase {
+            case .rolling: .warn
+            case .yourTurn: .good
+            case .opponentTurn: .bold
+            case let .over(result, _, _): result == .won ? .good : result == .lost ? .bad : .warn
+            }
+            var line = ScreenLine(Self.margin)
+            line.add(status, style)
+            rows.append(line)
+        } else if let prompt = promptText {
+            rows.append(ScreenLine(Self.margin + prompt, incoming != nil ? .warn : .bold))
+        }
+        if let notice {
+            if let title = notice.title { rows.append(ScreenLine(Self.margin + title, .bad)) }
+            let style: TextStyle = notice.tone == .error ? .bad : .plain
+            for text in wrap(notice.text, width: width - Self.margin.count, maxLines: 2) {
+                rows.append(ScreenLine(Self.margin + text, style))
+            }
+        }
+        return rows
+    }
+
+    private func helpLine() -> ScreenLine {
+        let help: String
+        if let game {
+            let digits = game.size == .classic ? "  1-9 play" : ""
+            help = "arrows move  Enter play\(digits)  r resign  n new game  q quit"
+        } else {
+            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite  q quit"
+        }
+        return ScreenLine(Self.margin + help, .help)
+    }
+
+    // MARK: - Text
+
+    /// Splits text at blanks into at most `maxLines` lines of `width` columns; the last one
+    /// is clipped.
+    func wrap(_ text: String, width: Int, maxLines: Int) -> [String] {
+        guard width > 0, maxLines > 0 else { return [] }
+        var lines: [String] = []
+        var current = ""
+        for word in text.split(separator: " ", omittingEmptySubsequences: true) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if textWidth(candidate) <= width || current.isEmpty {
+                current = candidate
+            } else {
+                lines.append(current)
+                current = String(word)
+            }
+        }
+        if !current.isEmpty { lines.append(current) }
+        guard lines.count > maxLines else { return lines.map { clip($0, width) } }
+        var kept = Array(lines.prefix(maxLines))
+        let rest = lines[(maxLines - 1)...].joined(separator: " ")
+        kept[maxLines - 1] = clip(rest, width)
+        return kept.map { clip($0, width) }
+    }
+
+    /// `s` cut to `width` columns, ending in an ellipsis when cut.
+    func clip(_ s: String, _ width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard textWidth(s) > width else { return s }
+        let mark = unicode ? "…" : "~"
+        var out = "", used = 0
+        for ch in s {
+            let w = Self.columns(ch)
+            if used + w > width - 1 { break }
+            out.append(ch)
+            used += w
+        }
+        return out + mark
+    }
+
+    private func pad(_ s: String, _ width: Int) -> String {
+        s + String(repeating: " ", count: max(0, width - textWidth(s)))
+    }
+
+    func textWidth(_ s: String) -> Int { s.reduce(0) { $0 + Self.columns($1) } }
+
+    /// Terminal columns a character takes: 2 for East Asian wide characters and most emoji,
+    /// 1 otherwise (a cheap approximation of wcwidth; control characters never reach here).
+    static func columns(_ c: Character) -> Int {
+        guard let v = c.unicodeScalars.first?.value else { return 0 }
+        if v < 0x1100 { return 1 }
+        let wide: [ClosedRange<UInt32>] = [
+            0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
+            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD,
+        ]
+        return wide.contains { $0.contains(v) } ? 2 : 1
+    }
+
+    /// The line as terminal text, cut to `width` columns. Control characters become "?", so
+    /// no text from the network can move the cursor or change the terminal.
+    func render(_ line: ScreenLine, width: Int) -> String {
+        var out = "", used = 0
+        spans: for span in line.spans {
+            var text = ""
+            var full = false
+            for ch in span.text {
+                let safe: Character = ch.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? "?" : ch
+                let w = Self.columns(safe)
+                if used + w > width { full = true; break }
+                text.append(safe)
+                used += w
+            }
+            out += styled(text, span.style)
+            if full { break spans }
+        }
+        if let fill = line.fill, used < width {
+            out += styled(String(repeating: " ", count: width - used), fill)
+        }
+        return out
+    }
+
+    private func styled(_ text: String, _ style: TextStyle) -> String {
+        guard !text.isEmpty, let code = sgr(style) else { return text }
+        return "\u{1B}[\(code)m" + text + "\u{1B}[0m"
+    }
+
+    /// The SGR parameters of a style, nil for none.
+    private func sgr(_ style: TextStyle) -> String? {
+        if color {
+            switch style {
+            case .plain: return nil
+            case .title: return "1;37;44"
+            case .bold: return "1"
+            case .dim, .help: return "2"
+            case .o: return "1;36"
+            case .x: return "1;33"
+            case .win: return "1;30;42"
+            case .cursor: return "1;35"
+            case .selected: return "7"
+            case .good: return "1;32"
+            case .bad: return "1;31"
+            case .warn: return "1;33"
+            }
+        }
+        switch style {
+        case .title, .bold, .good, .bad, .warn, .cursor: return "1"
+        case .win, .selected: return "7"
+        case .plain, .dim, .help, .o, .x: return nil
+        }
+    }
+}

@@ -1,0 +1,384 @@
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacDaemon
+@testable import TicTacTerminal
+
+// Pure tests of the full-screen front: the key parser, the model's key handling and events,
+// and the rendered lines (escape codes stripped, widths counted in columns).
+
+private func peer(_ name: String, _ n: UInt64, bot: Bool = false) -> PeerInfo {
+    PeerInfo(id: ID128(high: 0xABCD, low: n), name: name, address: "192.168.1.\(n)", port: 50000,
+             capabilities: bot ? [.tictactoe, .bot] : [.tictactoe])
+}
+
+private let bob = peer("bob", 7)
+private let bobOpponent = Opponent(id: bob.id, name: bob.name)
+
+/// The text a terminal would show: CSI sequences (`ESC [ ... final`) removed.
+private func visible(_ s: String) -> String {
+    var out = ""
+    var it = s.makeIterator()
+    while let c = it.next() {
+        guard c == "\u{1B}" else { out.append(c); continue }
+        guard it.next() == "[" else { continue }
+        while let d = it.next(), !(d.isASCII && d.isLetter) {}
+    }
+    return out
+}
+
+private func screen(_ model: FullScreenModel, _ width: Int = 80, _ height: Int = 24) -> [String] {
+    model.lines(width: width, height: height).map(visible)
+}
+
+private func expectFits(_ model: FullScreenModel, width: Int, height: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    let lines = model.lines(width: width, height: height)
+    #expect(lines.count <= height, sourceLocation: sourceLocation)
+    for line in lines {
+        let text = visible(line)
+        #expect(model.textWidth(text) <= width, "too wide: \(text)", sourceLocation: sourceLocation)
+        #expect(!text.contains("\u{1B}"), sourceLocation: sourceLocation)
+    }
+}
+
+private func gameModel(size: BoardSize = .classic, color: Bool = false) -> FullScreenModel {
+    var m = FullScreenModel(color: color, unicode: true)
+    m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+    m.apply(.peerFound(bob))
+    m.apply(.game(.gameStarted(piece: .o, first: true, size: size), opponent: bobOpponent))
+    m.apply(.game(.yourTurn, opponent: bobOpponent))
+    return m
+}
+
+private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> Board {
+    var b = Board(size: size)
+    for c in o { try b.place(.o, at: c) }
+    for c in x { try b.place(.x, at: c) }
+    return b
+}
+
+@Suite struct KeyParserTests {
+    @Test func arrowsInBothForms() {
+        var p = KeyParser()
+        #expect(p.feed(Array("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D".utf8)) == [.up, .down, .right, .left])
+        #expect(p.feed(Array("\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD".utf8)) == [.up, .down, .right, .left])
+        #expect(p.feed(Array("\u{1B}[1;5C".utf8)) == [.right]) // Ctrl+Right: parameters ignored
+        #expect(!p.hasPending)
+    }
+
+    @Test func sequencesSplitAcrossReads() {
+        var p = KeyParser()
+        #expect(p.feed([0x1B]).isEmpty)
+        #expect(p.hasPending)
+        #expect(p.feed(Array("[".utf8)).isEmpty)
+        #expect(p.feed(Array("Aq".utf8)) == [.up, .char("q")])
+        #expect(p.feed(Array("x\u{1B}O".utf8)) == [.char("x")])
+        #expect(p.feed(Array("D".utf8)) == [.left])
+        #expect(p.feed(Array("\u{1B}[1;".utf8)).isEmpty)
+        #expect(p.feed(Array("2B".utf8)) == [.down])
+        #expect(!p.hasPending)
+    }
+
+    @Test func enterCtrlCAndCharacters() {
+        var p = KeyParser()
+        #expect(p.feed([0x0D]) == [.enter])
+        #expect(p.feed([0x0A]) == []) // the LF of a CRLF is the same Enter
+        #expect(p.feed([0x0A, 0x0A]) == [.enter, .enter])
+        #expect(p.feed([0x03]) == [.interrupt])
+        #expect(p.feed(Array("5 y".utf8)) == [.char("5"), .char(" "), .char("y")])
+        #expect(p.feed([0x1B, 0x4F, 0x4D]) == [.enter]) // keypad Enter
+        #expect(p.feed([0x00, 0x7F, 0xC3, 0xA9, 0x09]) == []) // NUL, DEL, UTF-8, Tab: ignored
+    }
+
+    @Test func loneEscapeAndJunk() {
+        var p = KeyParser()
+        #expect(p.feed([0x1B]).isEmpty)
+        #expect(p.flush() == [.escape])
+        #expect(!p.hasPending)
+        #expect(p.feed(Array("\u{1B}q".utf8)) == [.escape, .char("q")])
+        // A sequence that never ends is dropped once it is too long; what follows still counts.
+        #expect(p.feed(Array(("\u{1B}[" + String(repeating: "1;", count: 20)).utf8)).isEmpty)
+        #expect(!p.hasPending)
+        #expect(p.feed([0x03]) == [.interrupt])
+        // A control byte inside a CSI ends it; the byte itself is still a key.
+        #expect(p.feed([0x1B, 0x5B, 0x31, 0x03]) == [.interrupt])
+    }
+}
+
+@Suite struct FullScreenModelTests {
+    @Test func quitKeys() {
+        var m = FullScreenModel(color: false)
+        #expect(m.key(.char("q")) == .quit)
+        #expect(m.key(.interrupt) == .quit)
+        var g = gameModel()
+        #expect(g.key(.interrupt) == .quit)
+        #expect(g.key(.char("q")) == .quit)
+    }
+
+    @Test func peersSortedAndSelectionInvites() {
+        var m = FullScreenModel(color: false)
+        let zed = peer("zed", 3), alice = peer("Alice", 2), carol = peer("carol", 4)
+        m.apply(.peerFound(zed))
+        m.apply(.peerFound(bob))
+        m.apply(.peerFound(alice))
+        #expect(m.peers.map(\.name) == ["Alice", "bob", "zed"])
+        #expect(m.selectedPeer == zed) // the selection stays on its peer as others sort in
+        #expect(m.key(.up) == nil)
+        #expect(m.selectedPeer == bob)
+        // A new peer sorted in above keeps the selection on bob.
+        m.apply(.peerFound(peer("Aaron", 9)))
+        #expect(m.peers.map(\.name) == ["Aaron", "Alice", "bob", "zed"])
+        #expect(m.selectedPeer == bob)
+        #expect(m.key(.enter) == .invite(bob.id.description))
+        // Clamped at both ends.
+        for _ in 0..<10 { _ = m.key(.down) }
+        #expect(m.selectedPeer == zed)
+        for _ in 0..<10 { _ = m.key(.up) }
+        #expect(m.selectedPeer?.name == "Aaron")
+        // Losing the selected peer moves the selection, never out of range.
+        m.apply(.peerLost(peer("Aaron", 9), reason: "gone"))
+        #expect(m.selectedPeer == alice)
+        m.apply(.peerFound(carol))
+        m.apply(.peerLost(zed, reason: "gone"))
+        let lines = screen(m)
+        let names = lines.compactMap { line in ["Alice", "bob", "carol", "zed"].first { line.contains(" \($0) ") } }
+        #expect(names == ["Alice", "bob", "carol"])
+        #expect(lines.contains { $0.contains("Available Peers") })
+        #expect(lines.last?.contains("select  Enter invite  q quit") == true)
+    }
+
+    @Test func emptyLobbyEnterDoesNothing() {
+        var m = FullScreenModel(color: false)
+        #expect(m.key(.enter) == nil)
+        #expect(m.key(.down) == nil)
+        #expect(m.key(.up) == nil)
+        #expect(m.selectedPeer == nil)
+        m.apply(.peerFound(bob))
+        m.apply(.peerLost(bob, reason: "left"))
+        #expect(m.key(.enter) == nil)
+    }
+
+    @Test func incomingInvitationYesNo() {
+        var m = FullScreenModel(color: false)
+        m.apply(.peerFound(bob))
+        m.apply(.invited(by: bob, size: .classic))
+        #expect(screen(m).contains { $0.contains("bob invites you to play: y / n") })
+        #expect(m.key(.char("y")) == .accept)
+        #expect(m.incoming == nil)
+        #expect(m.key(.char("y")) == nil)
+
+        m.apply(.invited(by: bob, size: .classic))
+        #expect(m.key(.char("n")) == .decline)
+        #expect(m.incoming == nil)
+        #expect(!screen(m).contains { $0.contains("invites you") })
+
+        m.apply(.invited(by: bob, size: .classic))
+        m.apply(.inviteCancelled(by: bob))
+        #expect(m.incoming == nil)
+        #expect(screen(m).contains { $0.contains("bob withdrew the invitation") })
+        #expect(m.key(.char("y")) == nil)
+    }
+
+    @Test func outgoingInvitationCancel() {
+        var m = FullScreenModel(color: false, unicode: true)
+        m.apply(.peerFound(bob))
+        #expect(m.key(.enter) == .invite(bob.id.description))
+        m.apply(.inviteSent(to: bob))
+        #expect(screen(m).contains { $0.contains("Waiting for bob… (c to cancel)") })
+        #expect(m.key(.enter) == nil) // one invitation at a time
+        #expect(m.key(.char("c")) == .cancel)
+        #expect(m.outgoing == nil)
+        #expect(!screen(m).contains { $0.contains("Waiting for") })
+
+        m.apply(.inviteSent(to: bob))
+        m.apply(.declined(by: bob, reason: .noAnswer))
+        #expect(m.outgoing == nil)
+        #expect(screen(m).contains { $0.contains("No answer from bob") })
+    }
+
+    @Test func cursorClampedAndEnterPlays() throws {
+        var m = gameModel()
+        #expect(m.cursor == 4) // the centre
+        #expect(m.key(.enter) == .move(5))
+        for _ in 0..<5 { #expect(m.key(.up) == nil) }
+        for _ in 0..<5 { #expect(m.key(.left) == nil) }
+        #expect(m.cursor == 0)
+        #expect(m.key(.enter) == .move(1))
+        for _ in 0..<5 { _ = m.key(.right) }
+        #expect(m.cursor == 2)
+        for _ in 0..<5 { _ = m.key(.down) }
+        #expect(m.cursor == 8)
+        #expect(m.key(.char(" ")) == .move(9))
+        _ = m.key(.left)
+        _ = m.key(.up)
+        #expect(m.cursor == 4)
+
+        var big = gameModel(size: try BoardSize(rows: 4, cols: 7, k: 4))
+        for _ in 0..<30 { _ = big.key(.right) }
+        for _ in 0..<30 { _ = big.key(.down) }
+        #expect(big.cursor == 27)
+        #expect(big.key(.enter) == .move(28))
+    }
+
+    @Test func digitsPlayOnClassicBoardOnly() throws {
+        var m = gameModel()
+        #expect(m.key(.char("7")) == .move(7))
+        #expect(m.cursor == 6)
+        #expect(m.key(.char("1")) == .move(1))
+        #expect(m.key(.char("0")) == nil)
+        var big = gameModel(size: try BoardSize(rows: 4, cols: 4, k: 3))
+        #expect(big.key(.char("5")) == nil)
+    }
+
+    @Test func resignAndNewGame() {
+        var m = gameModel()
+        #expect(m.key(.char("r")) == .resign)
+        #expect(m.key(.char("n")) == .new)
+        var lobby = FullScreenModel(color: false)
+        #expect(lobby.key(.char("r")) == nil)
+        #expect(lobby.key(.char("n")) == nil)
+    }
+
+    @Test func statusStrings() throws {
+        var m = gameModel()
+        #expect(m.statusText == "Your Turn")
+        #expect(screen(m).contains { $0 == "  Your Turn" })
+        #expect(screen(m).contains { $0.contains("You: O") && $0.contains("Opponent: bob X") })
+        m.apply(.game(.opponentTurn, opponent: bobOpponent))
+        #expect(m.statusText == "Opponent's Turn")
+
+        m.apply(.game(.board(try board(o: [0, 1, 2], x: [4, 5])), opponent: bobOpponent))
+        m.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
+        m.apply(.game(.score(Score(won: 1, lost: 0, drawn: 0)), opponent: bobOpponent))
+        #expect(m.statusText == "You Won!")
+        let won = screen(m)
+        #expect(won.contains { $0.contains("You Won!") })
+        #expect(won.contains { $0.contains("Score: won 1  lost 0  drawn 0") })
+
+        m.apply(.game(.gameOver(result: .lost, line: [2, 4, 6], resigned: false), opponent: bobOpponent))
+        #expect(m.statusText == "Opponent Won!")
+        #expect(screen(m).contains { $0.contains("Opponent Won!") })
+        m.apply(.game(.gameOver(result: .draw, line: nil, resigned: false), opponent: bobOpponent))
+        #expect(m.statusText == "Cat Wins!")
+        #expect(screen(m).contains { $0.contains("Cat Wins!") })
+        m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
+        #expect(m.statusText?.hasPrefix("Opponent Won!") == true)
+
+        // `n` after the game: dice are rolled for the next one.
+        #expect(m.key(.char("n")) == .new)
+        #expect(m.statusText == "Rolling dice…")
+        m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: bobOpponent))
+        #expect(m.statusText == "Opponent's Turn")
+        #expect(m.score.won == 1) // same opponent: the score stays
+        m.apply(.game(.tieRoll, opponent: bobOpponent))
+        #expect(m.statusText == "Rolling dice…")
+    }
+
+    @Test func boardShowsPiecesNumbersAndCursor() throws {
+        var m = gameModel()
+        m.apply(.game(.board(try board(o: [0], x: [8])), opponent: bobOpponent))
+        let text = screen(m).joined(separator: "\n")
+        #expect(text.contains("O"))
+        #expect(text.contains("X"))
+        #expect(text.contains("[5]")) // the cursor on the empty centre
+        for n in [2, 3, 4, 6, 7, 8] { #expect(text.contains(" \(n) ")) }
+        #expect(!text.contains(" 1 ") && !text.contains(" 9 "))
+    }
+
+    @Test func winningLineHighlightedOnlyWithColor() throws {
+        for color in [true, false] {
+            var m = gameModel(color: color)
+            m.apply(.game(.board(try board(o: [0, 4, 8], x: [1, 2])), opponent: bobOpponent))
+            m.apply(.game(.gameOver(result: .won, line: [0, 4, 8], resigned: false), opponent: bobOpponent))
+            let raw = m.lines(width: 80, height: 24).joined()
+            #expect(raw.contains("\u{1B}[1;30;42mO") == color)
+            #expect(raw.contains("\u{1B}[1;36m") == color) // O in its colour
+            #expect(raw.contains("\u{1B}[1;33mX") == color) // X in another
+            #expect(raw.contains("\u{1B}[2m") == color) // dim help and numbers
+        }
+    }
+
+    @Test func errorKeepsTheGame() {
+        var m = gameModel()
+        m.apply(.error(code: "illegal-move", message: "cell 5 is already taken"))
+        #expect(m.game != nil)
+        #expect(m.statusText == "Your Turn")
+        #expect(screen(m).contains { $0.contains("cell 5 is already taken") })
+    }
+
+    @Test func disconnectedReturnsToLobbyWithAlert() {
+        var m = gameModel()
+        m.apply(.disconnected(bob, reason: "no answer for 5 seconds"))
+        #expect(m.game == nil)
+        let lines = screen(m)
+        #expect(lines.contains { $0.contains("Available Peers") })
+        #expect(lines.contains { $0.contains("Peer Disconnected!") })
+        #expect(lines.joined(separator: " ").contains("Your opponent has disconnected, or the connection has been lost"))
+        #expect(m.key(.enter) == .invite(bob.id.description)) // the lobby's keys again
+        expectFits(m, width: 80, height: 24)
+        expectFits(m, width: 40, height: 10)
+    }
+
+    @Test func lobbyWithThirtyPeersFits() throws {
+        var m = FullScreenModel(color: true)
+        m.apply(.ready(name: String(repeating: "long name ", count: 6), id: ID128(high: 1, low: 1), port: 50123))
+        m.addresses = ["192.168.1.10", "2001:db8::1234:5678:9abc:def0"]
+        for i in 0..<30 {
+            m.apply(.peerFound(peer("player \(String(UnicodeScalar(UInt8(90 - i % 26))))\(i) " + String(repeating: "x", count: i * 2), UInt64(i + 10), bot: i % 3 == 0)))
+        }
+        #expect(m.peers.count == 30)
+        let names = m.peers.map { $0.name.lowercased() }
+        #expect(names == names.sorted())
+        m.apply(.invited(by: m.peers[3], size: try BoardSize(rows: 9, cols: 9, k: 5)))
+        m.apply(.error(code: "x", message: String(repeating: "a very long error message ", count: 10)))
+        expectFits(m, width: 80, height: 24)
+        #expect(m.lines(width: 80, height: 24).count == 24)
+        // The selection scrolls into view.
+        for _ in 0..<29 { _ = m.key(.down) }
+        let last = m.peers[29].name
+        #expect(screen(m).contains { $0.contains(String(last.prefix(20))) })
+        expectFits(m, width: 80, height: 24)
+        for (w, h) in [(1, 1), (2, 3), (10, 5), (20, 8), (200, 60)] { expectFits(m, width: w, height: h) }
+        #expect(m.lines(width: 0, height: 24).isEmpty)
+        #expect(m.lines(width: 80, height: -1).isEmpty)
+    }
+
+    @Test func bigBoardsDrawWhatFits() throws {
+        for (rows, cols) in [(15, 15), (20, 20), (3, 20), (20, 3), (4, 4), (5, 5)] {
+            var m = gameModel(size: try BoardSize(rows: rows, cols: cols, k: 3), color: true)
+            m.apply(.game(.board(try board(try BoardSize(rows: rows, cols: cols, k: 3), o: [0, cols + 1], x: [rows * cols - 1])), opponent: bobOpponent))
+            m.apply(.error(code: "x", message: "cell 1 is already taken"))
+            expectFits(m, width: 80, height: 24)
+            for (w, h) in [(1, 1), (10, 5), (30, 12), (120, 50)] { expectFits(m, width: w, height: h) }
+            // The cursor stays on screen wherever it goes.
+            for _ in 0..<25 { _ = m.key(.down); _ = m.key(.right) }
+            #expect(m.cursor == rows * cols - 1)
+            #expect(screen(m).contains { $0.contains("[X]") })
+            expectFits(m, width: 80, height: 24)
+        }
+        // 15 x 15 fits whole in 80 x 24, with cell numbers.
+        let m = gameModel(size: try BoardSize(rows: 15, cols: 15, k: 5))
+        let text = screen(m).joined(separator: "\n")
+        #expect(text.contains(" 1 ") && text.contains(" 15 ") && text.contains(" 225"))
+        #expect(text.contains("[113]")) // the cursor in the centre
+        #expect(screen(m).contains { $0.contains("Your Turn") })
+    }
+
+    @Test func asciiFallback() {
+        var m = gameModel()
+        m.unicode = false
+        m.apply(.game(.tieRoll, opponent: bobOpponent))
+        #expect(m.statusText == "Rolling dice...")
+        let text = screen(m).joined()
+        #expect(text.allSatisfy { $0.isASCII })
+    }
+
+    @Test func namesFromTheNetworkAreClippedAndSafe() {
+        var m = FullScreenModel(color: false)
+        let wide = peer(String(repeating: "名", count: 60), 5)
+        m.apply(.peerFound(wide))
+        m.apply(.error(code: "x", message: "bad\u{1B}[2Jdata"))
+        expectFits(m, width: 80, height: 24)
+        #expect(!m.lines(width: 80, height: 24).joined().contains("\u{1B}[2J"))
+    }
+}
