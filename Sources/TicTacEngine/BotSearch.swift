@@ -237,9 +237,17 @@ struct Searcher {
         var best = -Self.infinity, bestMove = -1
         for move in orderedMoves(for: side, blocks: blocks, first: ttMove, limit: Self.beamWidth) {
             let won = place(move, side: side)
-            let value = won ? Self.win - (ply + 1)
-                : filled == cells.count ? 0
-                : -negamax(depth: depth - 1, alpha: -beta, beta: -alpha, ply: ply + 1, side: 1 - side)
+            var value = won ? Self.win - (ply + 1) : 0
+            if !won, filled < cells.count {
+                // Principal variation search: after the first move, prove the rest are no better
+                // with a null window, re-searching only a move that turns out better.
+                if bestMove >= 0 {
+                    value = -negamax(depth: depth - 1, alpha: -alpha - 1, beta: -alpha, ply: ply + 1, side: 1 - side)
+                }
+                if bestMove < 0 || (value > alpha && value < beta) {
+                    value = -negamax(depth: depth - 1, alpha: -beta, beta: -alpha, ply: ply + 1, side: 1 - side)
+                }
+            }
             undo(move, side: side)
             if aborted { return 0 }
             if value > best { best = value; bestMove = move }

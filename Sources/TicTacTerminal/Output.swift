@@ -60,9 +60,9 @@ extension DeclineReason {
     }
 }
 
-/// Renders events as JSON objects, as readable lines (the seed's strings), or with a drawn board.
+/// Renders events as JSON objects or as readable lines (the seed's strings).
 public struct OutputFormatter: Sendable {
-    public enum Style: Sendable { case json, text, board }
+    public enum Style: Sendable { case json, text }
     public let style: Style
 
     public init(style: Style) { self.style = style }
@@ -158,7 +158,7 @@ public struct OutputFormatter: Sendable {
             case .yourTurn: return ["Your Turn"]
             case .opponentTurn: return ["Opponent's Turn"]
             case let .opponentMoved(cell): return ["Opponent played \(cell + 1)"]
-            case let .board(board): return style == .board ? Self.draw(board) : ["Board: \(board.text)"]
+            case let .board(board): return ["Board: \(board.text)"]
             case let .gameOver(result, line, resigned):
                 var s: String
                 switch result {
@@ -173,23 +173,5 @@ public struct OutputFormatter: Sendable {
             case .interrupted: return ["Peer Disconnected! Your opponent has disconnected, or the connection has been lost"]
             }
         }
-    }
-
-    /// The board as a grid; empty cells show their number so a player knows what to type.
-    static func draw(_ board: Board) -> [String] {
-        let width = String(board.size.cellCount).count
-        var rows: [String] = []
-        for r in 0..<board.size.rows {
-            let cells = (0..<board.size.cols).map { c -> String in
-                let i = r * board.size.cols + c
-                let s = board[i] == .empty ? String(i + 1) : String(board[i].symbol)
-                return String(repeating: " ", count: width - s.count) + s
-            }
-            rows.append(" " + cells.joined(separator: " | "))
-            if r < board.size.rows - 1 {
-                rows.append(String(repeating: "-", count: board.size.cols * (width + 3) - 1))
-            }
-        }
-        return rows
     }
 }

@@ -136,16 +136,19 @@ struct Play: ParsableCommand {
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
         if local {
             let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget)
-            let style: OutputFormatter.Style = json ? .json : (terminal ? .board : .text)
-            try checked(LocalGameRunner(match: match, style: style, prompt: terminal).run())
+            try checked(LocalGameRunner(match: match, front: makeFront(terminal: terminal)).run())
             return
         }
         let reactor = try checked(Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil)
-        // Full screen in a terminal; plain lines for scripts, pipes and screen readers.
-        let front: Front = terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil) : PlainFront(json: json)
+        let front = makeFront(terminal: terminal)
         try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front).run(connectTo: try options.peers()))
+    }
+
+    /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
+    private func makeFront(terminal: Bool) -> Front {
+        terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil) : PlainFront(json: json)
     }
 }
 

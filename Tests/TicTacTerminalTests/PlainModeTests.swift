@@ -84,12 +84,6 @@ import TicTacWire
         #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins!")
         #expect(t(.interrupted).hasPrefix("Peer Disconnected!"))
     }
-
-    @Test func boardStyleDrawsCellNumbers() throws {
-        var board = Board()
-        try board.place(.x, at: 4)
-        #expect(OutputFormatter.draw(board) == [" 1 | 2 | 3", "-----------", " 4 | X | 6", "-----------", " 7 | 8 | 9"])
-    }
 }
 
 @Suite struct LocalMatchTests {
