@@ -123,14 +123,12 @@ public struct Bot: Sendable {
 /// Exact minimax values of every 3 x 3 position, keyed by base-3 encoding (cell i holds
 /// `Piece.rawValue * 3^i`), built once on first use.
 enum PerfectTable {
-    static let pow3: [Int] = (0..<9).map { Int(pow3Of($0)) }
+    static let pow3 = [1, 3, 9, 27, 81, 243, 729, 2_187, 6_561]
 
     /// `scores[key * 2 + side]` (side 0 = O to move, 1 = X to move): the score for the side to
     /// move. A win with `f` pieces on the board scores `10 - f` (sooner is higher), a loss
     /// `-(10 - f)`, a draw 0. Immutable after the lazy, thread-safe static initialisation.
     static let scores: [Int8] = build()
-
-    private static func pow3Of(_ n: Int) -> Int { n == 0 ? 1 : 3 * pow3Of(n - 1) }
 
     private static func build() -> [Int8] {
         let lines = BoardSize.classic.lines

@@ -11,10 +11,10 @@ struct Searcher {
 
     /// Weight of a window holding `n` pieces of one side and none of the other: 8^(n-1),
     /// capped so sums over every window cannot overflow.
-    private static let weights: [Int] = (0...20).map { $0 == 0 ? 0 : 1 << (3 * min($0 - 1, 12)) }
+    private static let weightTable: [Int] = (0...20).map { $0 == 0 ? 0 : 1 << (3 * min($0 - 1, 12)) }
 
     /// Zobrist keys for (cell, side), from a fixed seed so searches are reproducible.
-    private static let zobrist: [UInt64] = {
+    private static let zobristTable: [UInt64] = {
         var rng = SplitMix64(seed: 0x7469_6374_6163_0001)
         return (0..<(BoardSize.dimensionRange.upperBound * BoardSize.dimensionRange.upperBound * 2))
             .map { _ in rng.next() }
@@ -29,6 +29,9 @@ struct Searcher {
     }
 
     private let k: Int
+    // Copies of the static tables: reading a static in the hot loops costs a lazy-init check.
+    private let weights = Searcher.weightTable
+    private let zobrist = Searcher.zobristTable
     private let windowCount: Int
     private let windowCells: [Int]  // window w is windowCells[w*k ..< (w+1)*k]
     private let windowsThrough: [[Int]]
@@ -79,7 +82,8 @@ struct Searcher {
         cells = [Int](repeating: 0, count: count)
         counts = [Int](repeating: 0, count: lines.count * 2)
         near = [Int](repeating: 0, count: count)
-        table = [Entry](repeating: Entry(), count: 1 << 15)
+        // Small boards have few positions; big ones get a 1 MB table.
+        table = [Entry](repeating: Entry(), count: count <= 25 ? 1 << 12 : 1 << 15)
         self.budget = budget
         for cell in 0..<count where board[cell] != .empty {
             _ = place(cell, side: board[cell] == .o ? 0 : 1)
@@ -96,10 +100,10 @@ struct Searcher {
     private mutating func account(window w: Int, sign: Int) {
         let o = counts[w * 2], x = counts[w * 2 + 1]
         if x == 0 {
-            score += sign * Self.weights[min(o, 20)]
+            score += sign * weights[min(o, 20)]
             if o == k - 1 { hot[0] += sign }
         } else if o == 0 {
-            score -= sign * Self.weights[min(x, 20)]
+            score -= sign * weights[min(x, 20)]
             if x == k - 1 { hot[1] += sign }
         }
     }
@@ -108,7 +112,7 @@ struct Searcher {
     private mutating func place(_ cell: Int, side: Int) -> Bool {
         cells[cell] = side + 1
         filled += 1
-        hash ^= Self.zobrist[cell * 2 + side]
+        hash ^= zobrist[cell * 2 + side]
         for n in neighbours[cell] { near[n] += 1 }
         var won = false
         for w in windowsThrough[cell] {
@@ -127,7 +131,7 @@ struct Searcher {
             remember(window: w)
         }
         for n in neighbours[cell] { near[n] -= 1 }
-        hash ^= Self.zobrist[cell * 2 + side]
+        hash ^= zobrist[cell * 2 + side]
         filled -= 1
         cells[cell] = 0
     }
@@ -140,10 +144,16 @@ struct Searcher {
         if hot[0] == 0, hot[1] == 0 { return (nil, blocks) }
         for w in 0..<windowCount {
             let mine = counts[w * 2 + side], theirs = counts[w * 2 + 1 - side]
-            let gap: Bool
-            if mine == k - 1, theirs == 0 { gap = true } else if theirs == k - 1, mine == 0 { gap = false } else { continue }
+            let ours: Bool
+            if mine == k - 1, theirs == 0 {
+                ours = true
+            } else if theirs == k - 1, mine == 0 {
+                ours = false
+            } else {
+                continue
+            }
             for i in w * k..<(w + 1) * k where cells[windowCells[i]] == 0 {
-                if gap { return (windowCells[i], []) }
+                if ours { return (windowCells[i], []) }
                 if !blocks.contains(windowCells[i]) { blocks.append(windowCells[i]) }
             }
         }
@@ -163,8 +173,8 @@ struct Searcher {
             var gain = centreBonus[cell]
             for w in windowsThrough[cell] {
                 let mine = counts[w * 2 + side], theirs = counts[w * 2 + 1 - side]
-                if theirs == 0 { gain += Self.weights[min(mine + 1, 20)] - Self.weights[mine] }
-                if mine == 0 { gain += Self.weights[min(theirs, 20)] }
+                if theirs == 0 { gain += weights[min(mine + 1, 20)] - weights[mine] }
+                if mine == 0 { gain += weights[min(theirs, 20)] }
             }
             return (cell, gain)
         }
@@ -237,17 +247,9 @@ struct Searcher {
         var best = -Self.infinity, bestMove = -1
         for move in orderedMoves(for: side, blocks: blocks, first: ttMove, limit: Self.beamWidth) {
             let won = place(move, side: side)
-            var value = won ? Self.win - (ply + 1) : 0
-            if !won, filled < cells.count {
-                // Principal variation search: after the first move, prove the rest are no better
-                // with a null window, re-searching only a move that turns out better.
-                if bestMove >= 0 {
-                    value = -negamax(depth: depth - 1, alpha: -alpha - 1, beta: -alpha, ply: ply + 1, side: 1 - side)
-                }
-                if bestMove < 0 || (value > alpha && value < beta) {
-                    value = -negamax(depth: depth - 1, alpha: -beta, beta: -alpha, ply: ply + 1, side: 1 - side)
-                }
-            }
+            let value = won ? Self.win - (ply + 1)
+                : filled == cells.count ? 0
+                : -negamax(depth: depth - 1, alpha: -beta, beta: -alpha, ply: ply + 1, side: 1 - side)
             undo(move, side: side)
             if aborted { return 0 }
             if value > best { best = value; bestMove = move }
