@@ -67,18 +67,37 @@ struct Fields {
         }
     }
 
-    /// Text that is shown to a person (an ERROR's message): valid UTF-8, bounded, and with
-    /// control characters replaced so a peer cannot drive our terminal.
+    /// Text that is shown to a person (an ERROR's message): valid UTF-8, bounded, cleaned by
+    /// `DisplayText.clean` so a peer cannot drive our terminal.
     func text(_ tag: UInt8, maxBytes: Int) throws(WireError) -> String {
         let bytes = try raw(tag)
         guard bytes.count <= maxBytes else { throw .badFieldLength(type: type, tag: tag, length: bytes.count) }
         guard let s = String(validating: bytes, as: UTF8.self) else {
             throw .invalidValue(type: type, tag: tag, reason: "not valid UTF-8")
         }
-        return String(String.UnicodeScalarView(s.unicodeScalars.map { DisplayName.isControl($0) ? "\u{FFFD}" : $0 }))
+        return DisplayText.clean(s, maxBytes: maxBytes)
     }
 
     func check(_ ok: Bool, _ tag: UInt8, _ reason: @autoclosure () -> String) throws(WireError) {
         if !ok { throw .invalidValue(type: type, tag: tag, reason: reason()) }
+    }
+}
+
+/// Free text for people (ERROR messages), made safe and bounded the same way on both sides, so
+/// what we decode re-encodes to the same bytes.
+enum DisplayText {
+    /// Replaces every control character (C0, DEL, C1, U+2028, U+2029) with "?" (never longer
+    /// than what it replaces) and cuts the text at a character boundary to `maxBytes` of UTF-8.
+    static func clean(_ text: String, maxBytes: Int) -> String {
+        var out = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let s: Unicode.Scalar = DisplayName.isControl(scalar) ? "?" : scalar
+            let size = UTF8.width(s)
+            guard used + size <= maxBytes else { break }
+            used += size
+            out.append(s)
+        }
+        return String(out)
     }
 }

@@ -25,7 +25,7 @@ public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// Parses 32 hex digits (as printed by `description`).
     public init?(hex: String) {
-        guard hex.utf8.count == 32,
+        guard hex.utf8.count == 32, hex.allSatisfy(\.isHexDigit), // UInt64(_:radix:) takes a sign
               let h = UInt64(hex.prefix(16), radix: 16),
               let l = UInt64(hex.suffix(16), radix: 16) else { return nil }
         self.init(high: h, low: l)

@@ -14,7 +14,7 @@ extension Message {
             f.int(5, h.capabilities.rawValue)
         case let .error(code, message):
             f.int(1, code)
-            f.string(2, String(decoding: Array(message.utf8.prefix(Self.maxErrorText)), as: UTF8.self))
+            f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
         case let .ping(nonce), let .pong(nonce):
             f.int(1, nonce)
         case .leave, .reset, .resign:
