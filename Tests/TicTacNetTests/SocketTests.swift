@@ -1,0 +1,69 @@
+import Glibc
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacNet
+
+@Suite struct UDPSocketTests {
+    @Test func twoSocketsShareAPortAndSeeTheSource() throws {
+        let r = try Reactor()
+        var gotA: [UDPSocket.Datagram] = [], gotB: [UDPSocket.Datagram] = []
+        let a = try UDPSocket(reactor: r, bind: try #require(SocketAddress(ip: "127.0.0.1", port: 0))) { gotA.append($0) }
+        // SO_REUSEPORT: a second daemon on this host may bind the same port.
+        let b = try UDPSocket(reactor: r, bind: try #require(SocketAddress(ip: "127.0.0.1", port: a.port))) { gotB.append($0) }
+        #expect(a.port == b.port)
+        let sender = try UDPSocket(reactor: r, bind: try #require(SocketAddress(ip: "127.0.0.1", port: 0))) { _ in }
+        let to = try #require(SocketAddress(ip: "127.0.0.1", port: a.port))
+        for i in 0..<20 { #expect(sender.send([UInt8(i)], to: to) == nil) }
+        let end = r.now + .seconds(2)
+        while gotA.count + gotB.count < 20, r.now < end { try r.runOnce(maxWait: .milliseconds(50)) }
+        #expect(gotA.count + gotB.count == 20)
+        let source = (gotA + gotB).first?.source
+        #expect(source?.ip == "127.0.0.1" && source?.port == sender.port)
+        a.close(); b.close(); sender.close()
+    }
+
+    @Test func anOversizedDatagramIsCountedNotCutShort() throws {
+        let r = try Reactor()
+        var got: [UDPSocket.Datagram] = []
+        let rx = try UDPSocket(reactor: r, bind: try #require(SocketAddress(ip: "127.0.0.1", port: 0)), maxDatagram: 64) { got.append($0) }
+        let tx = try UDPSocket(reactor: r, bind: try #require(SocketAddress(ip: "127.0.0.1", port: 0))) { _ in }
+        let to = try #require(SocketAddress(ip: "127.0.0.1", port: rx.port))
+        tx.send([UInt8](repeating: 1, count: 65), to: to)
+        tx.send([UInt8](repeating: 2, count: 64), to: to)
+        let end = r.now + .seconds(2)
+        while got.isEmpty, r.now < end { try r.runOnce(maxWait: .milliseconds(50)) }
+        #expect(rx.truncatedCount == 1)
+        #expect(got.map(\.bytes.count) == [64])
+        rx.close(); tx.close()
+    }
+}
+
+@Suite struct SocketAddressTests {
+    @Test func parsesAndResolves() throws {
+        #expect(try SocketAddress.resolve("127.0.0.1:80").first?.description == "127.0.0.1:80")
+        #expect(try SocketAddress.resolve("[::1]:5000").first?.description == "[::1]:5000")
+        #expect(try SocketAddress.resolve("localhost:7").contains { $0.port == 7 })
+        for bad in ["", "host", "1.2.3.4", "1.2.3.4:0", "1.2.3.4:70000", "[::1]5000", "::1:5000", ":80"] {
+            #expect(throws: AddressError.self, "\(bad)") { try SocketAddress.resolve(bad) }
+        }
+    }
+
+    @Test func listenerIsDualStackAndReportsItsPort() throws {
+        let r = try Reactor()
+        var accepted: [SocketAddress] = []
+        let l = try TCPListener(reactor: r) { fd, remote in accepted.append(remote); close(fd) }
+        #expect(l.port != 0)
+        for ip in ["127.0.0.1", "::1"] {
+            let a = try #require(SocketAddress(ip: ip, port: l.port))
+            let fd = socket(a.family == .v4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            #expect(a.withSockAddr { connect(fd, $0, $1) } == 0)
+        }
+        let end = r.now + .seconds(2)
+        while accepted.count < 2, r.now < end { try r.runOnce(maxWait: .milliseconds(50)) }
+        // An IPv4 client of the IPv6 socket shows as plain IPv4, not ::ffff:127.0.0.1.
+        #expect(Set(accepted.map(\.ip)) == ["127.0.0.1", "::1"])
+        l.close()
+    }
+}
