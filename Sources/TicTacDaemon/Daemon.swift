@@ -118,8 +118,10 @@ public final class Daemon {
     }
 
     private func rearm() {
-        let next = core.nextDeadline
-        if let timer, timer.at == next { return }
+        let next = core.nextDeadline()
+        // A timer already set for no later than the next deadline can stay: if it fires early,
+        // handleTimeout finds nothing due and we re-arm then. Saves a cancel per frame.
+        if let timer, let next, timer.at <= next { return }
         if let timer { reactor.cancel(timer.id) }
         timer = nil
         guard let next else { return }

@@ -42,6 +42,8 @@ public struct DaemonCore {
         var closing = false
         /// Why we are closing it, for the player (a protocol fault's text).
         var closeReason: String?
+        /// The deadline last pushed to the heap for this link.
+        var deadline: Instant?
     }
 
     private var links: [LinkID: Link] = [:]
@@ -49,6 +51,11 @@ public struct DaemonCore {
     private var random: AnyRandom
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
     private var botTurns: [LinkID] = []
+    /// Links whose deadline may have moved since the last refresh.
+    private var touched: [LinkID] = []
+    /// Min-heap of (deadline, link); an entry is current only while it equals the link's
+    /// stored deadline, so a moved deadline just pushes a new entry (lazy deletion).
+    private var deadlines: [(at: Instant, id: LinkID)] = []
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -73,25 +80,18 @@ public struct DaemonCore {
     /// Games in progress (RollingDice through Done).
     public var gameCount: Int { links.values.count { $0.game != nil } }
 
-    /// The nearest time `handleTimeout(now:)` has work to do.
-    public var nextDeadline: Instant? {
-        var best: Instant?
-        func consider(_ t: Instant?) {
-            if let t, best.map({ t < $0 }) ?? true { best = t }
-        }
-        for link in links.values where !link.closing {
-            if link.version == nil { consider(link.openedAt + config.handshakeTimeout) }
-            consider(link.lastHeard + config.deadAfter)
-            consider(max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
-            if let inv = link.outgoingInvite { consider(inv.at + config.inviteTimeout) }
-            consider(link.game?.nextDeadline)
-        }
-        return best
+    /// The nearest time `handleTimeout(now:)` has work to do. O(log n): each link's deadline
+    /// lives in a heap, recomputed only for the links an input touched.
+    public mutating func nextDeadline() -> Instant? {
+        refreshDeadlines()
+        while let top = deadlines.first, !isCurrent(top) { popDeadline() }
+        return deadlines.first?.at
     }
 
     public mutating func pollActions() -> [DaemonAction] {
-        defer { actions.removeAll(keepingCapacity: true) }
-        return actions
+        var out: [DaemonAction] = []
+        swap(&out, &actions)
+        return out
     }
 
     // MARK: - Link inputs
@@ -100,6 +100,7 @@ public struct DaemonCore {
     public mutating func linkOpened(_ id: LinkID, outgoing: Bool, address: String, port: UInt16?, now: Instant) {
         links[id] = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
                          openedAt: now, lastHeard: now)
+        touched.append(id)
         let hello = Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities)
         send(id, .hello(hello), version: ProtocolVersion.current)
     }
@@ -109,6 +110,7 @@ public struct DaemonCore {
         guard var link = links[id], !link.closing else { return }
         link.lastHeard = now
         links[id] = link
+        touched.append(id)
         if let version = link.version, frame.version != version, frame.type != Message.Kind.error.rawValue {
             return fail(id, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
         }
@@ -199,7 +201,15 @@ public struct DaemonCore {
 
     /// Runs every timer that is due.
     public mutating func handleTimeout(now: Instant) {
-        for id in links.keys.sorted() {
+        refreshDeadlines()
+        var due: [LinkID] = []
+        while let top = deadlines.first, top.at <= now {
+            if isCurrent(top) { due.append(top.id) }
+            popDeadline()
+        }
+        for id in due.sorted() {
+            links[id]?.deadline = nil // popped: the refresh below pushes its next one
+            touched.append(id)
             guard var link = links[id], !link.closing else { continue }
             if link.version == nil, now >= link.openedAt + config.handshakeTimeout {
                 fail(id, .timeout, "no HELLO within \(config.handshakeTimeout)")
@@ -444,10 +454,65 @@ public struct DaemonCore {
         throw .noSuchPeer(text)
     }
 
+    // MARK: - Deadlines
+
+    /// When a link next needs `handleTimeout`: handshake limit, liveness, ping, invitation, game.
+    private func deadline(of link: Link) -> Instant? {
+        guard !link.closing else { return nil }
+        var best = min(link.lastHeard + config.deadAfter,
+                       max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
+        if link.version == nil { best = min(best, link.openedAt + config.handshakeTimeout) }
+        if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
+        if let g = link.game?.nextDeadline { best = min(best, g) }
+        return best
+    }
+
+    private mutating func refreshDeadlines() {
+        for id in touched {
+            guard let link = links[id] else { continue }
+            let d = deadline(of: link)
+            guard d != link.deadline else { continue }
+            links[id]?.deadline = d
+            if let d { pushDeadline(d, id) }
+        }
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    private func isCurrent(_ entry: (at: Instant, id: LinkID)) -> Bool {
+        links[entry.id]?.deadline == entry.at
+    }
+
+    private mutating func pushDeadline(_ at: Instant, _ id: LinkID) {
+        deadlines.append((at, id))
+        var i = deadlines.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard deadlines[i].at < deadlines[parent].at else { break }
+            deadlines.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private mutating func popDeadline() {
+        deadlines.swapAt(0, deadlines.count - 1)
+        deadlines.removeLast()
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < deadlines.count, deadlines[l].at < deadlines[m].at { m = l }
+            if r < deadlines.count, deadlines[r].at < deadlines[m].at { m = r }
+            if m == i { return }
+            deadlines.swapAt(i, m)
+            i = m
+        }
+    }
+
     // MARK: - Output
 
     private mutating func send(_ id: LinkID, _ message: Message, version: UInt8? = nil) {
         guard let link = links[id], !link.closing else { return }
+        touched.append(id) // sending is how almost every state change shows; its timers may move
         actions.append(.send(id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
     }
 

@@ -147,8 +147,9 @@ public struct GameSession {
 
     /// Actions produced since the last call, in order.
     public mutating func pollActions() -> [GameAction] {
-        defer { actions.removeAll(keepingCapacity: true) }
-        return actions
+        var out: [GameAction] = []
+        swap(&out, &actions) // hand over the buffer rather than copy it
+        return out
     }
 
     /// Feeds one input. Local commands that cannot be done throw and change nothing; remote

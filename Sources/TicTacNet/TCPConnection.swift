@@ -144,17 +144,19 @@ public final class TCPConnection {
     }
 
     private func readAvailable() {
-        // One shared scratch buffer would do for a single thread; 16 KiB on the stack-like heap
-        // per read keeps the connection itself small (the decoder holds only leftovers).
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        // A temporary (uninitialised, usually stack) buffer per read keeps the connection itself
+        // small: between reads the decoder holds only the leftovers of an incomplete frame.
+        let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
+            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if n > 0 { decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n])) }
+            return n
+        }
         if n < 0 {
             if errno == EAGAIN || errno == EINTR { return }
             return finish(.ioError(.last("read")))
         }
         if n == 0 { return finish(.peerClosed) }
         bytesIn += n
-        decoder.feed(buffer[0..<n])
         // Frames are delivered in order; a handler may close us, so re-check each time.
         while !isClosed, !closing {
             let frame: Frame?

@@ -1,0 +1,218 @@
+// tictac-bench: the Swift side of tools/bench/run. Compiled by `run` with plain swiftc against the
+// release build's modules and objects (no Package.swift change). Subcommands:
+//
+//   echo PORT
+//     Round-trip benchmark, network layer only: one Reactor, a TCPListener and the accepted
+//     TCPConnection; every frame its FrameDecoder delivers is handed to its owner (onFrame), which
+//     sends `frame.bytes` back. The client is tools/bench/pingpong.c (same client as the C
+//     reference), so the difference to the C echo server is Reactor + TCPConnection + FrameDecoder.
+//     Exits when the client disconnects.
+//
+//   decide ROUNDS
+//     Bot decision time on 3 x 3: every reachable position where the game is still on (O moves
+//     first; 4,520 positions), each with the side to move, timed over ROUNDS rounds after one
+//     warm-up round (which also builds the perfect bot's lazy table). Prints the mean ns per
+//     `Bot(level: .perfect).chooseMove` and, as the same-run reference, per
+//     `Bot(level: .random).chooseMove` (a uniform pick among the empty cells: the cheapest legal
+//     decision through the same entry point, including its preconditions).
+//
+//   load PORT CONNECTIONS SECONDS SERVER_PID
+//     Load generator for "1,000 concurrent games on one daemon". CONNECTIONS client daemons
+//     (real `Daemon`s: bot, perfect level, cheap seeded RNG so the client side stays light) share
+//     one Reactor in this process; each dials the server daemon at 127.0.0.1:PORT and, being a
+//     bot that dialled, invites it; both bots play and rematch at once, for as long as it runs.
+//     Connections are opened in batches of 50 per 10 ms. Once every client has shaken hands
+//     (or after 15 s), finished games are counted for SECONDS (each game once, on the client
+//     side). The server's memory comes from /proc/SERVER_PID/status: VmRSS before the first
+//     connection (baseline) and VmHWM (peak) at the end; per connection = (peak - baseline) / n.
+//     That is the daemon's own memory; the kernel's socket buffers are not in RSS.
+//
+// Output: key=value lines that `run` folds into its summary.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemon
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+func fail(_ message: String) -> Never {
+    let line = Array("tictac-bench: \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+func monotonicNanoseconds() -> Int64 { Reactor.now().nanoseconds }
+
+// MARK: - echo
+
+func echo(port: UInt16) throws {
+    let reactor = try Reactor()
+    var connection: TCPConnection?
+    let listener = try TCPListener(reactor: reactor, port: port) { fd, remote in
+        guard connection == nil, let c = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
+            close(fd)
+            return
+        }
+        c.onFrame = { [unowned c] frame in c.send(frame.bytes) }
+        c.onClose = { _ in reactor.stop() }
+        connection = c
+    }
+    // Bounded: gives up after 60 s whatever happens.
+    reactor.schedule(after: .seconds(60)) { reactor.stop() }
+    try reactor.run()
+    listener.close()
+}
+
+// MARK: - decide
+
+/// Every position reachable from the empty board (O first) in which the game is still on,
+/// with the piece to move.
+func reachablePositions() -> [(Board, Piece)] {
+    var seen = Set<Board>()
+    var result: [(Board, Piece)] = []
+    func visit(_ board: Board, _ piece: Piece) {
+        guard board.outcome == .inProgress, seen.insert(board).inserted else { return }
+        result.append((board, piece))
+        for cell in board.emptyCells {
+            var next = board
+            try! next.place(piece, at: cell)
+            visit(next, piece.opponent)
+        }
+    }
+    visit(Board(), .o)
+    return result
+}
+
+/// Mean nanoseconds per decision of `bot` over `rounds` passes of `positions` (after one warm-up pass).
+func timeDecisions(_ bot: Bot, _ positions: [(Board, Piece)], rounds: Int) -> Double {
+    var rng = SplitMix64(seed: 42)
+    var sink = 0
+    for (board, piece) in positions { sink &+= bot.chooseMove(on: board, as: piece, using: &rng) }
+    let start = monotonicNanoseconds()
+    for _ in 0..<rounds {
+        for (board, piece) in positions { sink &+= bot.chooseMove(on: board, as: piece, using: &rng) }
+    }
+    let elapsed = monotonicNanoseconds() - start
+    if sink == -1 { print("unreachable") } // keeps the calls from being optimised away
+    return Double(elapsed) / Double(rounds * positions.count)
+}
+
+func decide(rounds: Int) {
+    let positions = reachablePositions()
+    let perfect = timeDecisions(Bot(level: .perfect), positions, rounds: rounds)
+    let random = timeDecisions(Bot(level: .random), positions, rounds: rounds)
+    print("positions=\(positions.count) rounds=\(rounds)")
+    print("perfect_ns=\(format2(perfect)) random_ns=\(format2(random))")
+}
+
+func format2(_ x: Double) -> String {
+    let scaled = (x * 100).rounded() / 100
+    return "\(scaled)"
+}
+
+// MARK: - load
+
+/// A kB field ("VmRSS", "VmHWM") of /proc/PID/status.
+func procStatusKB(_ pid: Int32, _ field: String) -> Int {
+    guard let f = fopen("/proc/\(pid)/status", "r") else { fail("cannot read /proc/\(pid)/status") }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, Int32(line.count), f) != nil {
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if text.hasPrefix(field + ":") {
+            return Int(text.dropFirst(field.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "") ?? 0
+        }
+    }
+    fail("no \(field) in /proc/\(pid)/status")
+}
+
+/// Hands each game of each client daemon its own seeded generator.
+final class Seeds {
+    private var next: UInt64
+    init(_ first: UInt64) { next = first }
+    func make() -> any RandomNumberGenerator {
+        next &+= 1
+        return SplitMix64(seed: next)
+    }
+}
+
+func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws {
+    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
+    let reactor = try Reactor()
+    var games = 0, shaken = 0, lost = 0
+    var clients: [Daemon] = []
+    var idRandom = SplitMix64(seed: 0x6c6f_6164)
+    let seeds = Seeds(1)
+    let baselineKB = procStatusKB(serverPID, "VmRSS")
+    for i in 0..<connections {
+        var config = DaemonConfig(instanceID: ID128.random(using: &idRandom), name: try DisplayName("load-\(i)"),
+                                  capabilities: [.tictactoe, .bot], makeRandom: seeds.make)
+        config.bot = Bot(level: .perfect)
+        let client = try Daemon(reactor: reactor, config: config)
+        client.onEvent = { event in
+            switch event {
+            case .game(.gameOver(_, _, _), _): games += 1
+            case .peerFound:
+                shaken += 1
+                if shaken == connections { reactor.stop() }
+            case .peerLost, .connectFailed, .protocolError: lost += 1
+            default: break
+            }
+        }
+        clients.append(client)
+    }
+    // Ramp up: 50 connections per 10 ms, so the listener's backlog never overflows.
+    func dial(from start: Int) {
+        for client in clients[start..<min(start + 50, clients.count)] { client.connect(to: server) }
+        if start + 50 < clients.count {
+            reactor.schedule(after: .milliseconds(10)) { dial(from: start + 50) }
+        }
+    }
+    dial(from: 0)
+    let rampDeadline = reactor.schedule(after: .seconds(15)) { reactor.stop() }
+    let rampStart = monotonicNanoseconds()
+    try reactor.run()
+    reactor.cancel(rampDeadline)
+    let rampSeconds = Double(monotonicNanoseconds() - rampStart) / 1e9
+
+    // The measured window.
+    let games0 = games, start = monotonicNanoseconds()
+    reactor.schedule(after: .seconds(Int64(seconds))) { reactor.stop() }
+    try reactor.run()
+    let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    let played = games - games0
+    let peakKB = procStatusKB(serverPID, "VmHWM"), endKB = procStatusKB(serverPID, "VmRSS")
+
+    // Leave politely (LEAVE, flush), bounded to half a second.
+    for client in clients { client.leave() }
+    reactor.schedule(after: .milliseconds(500)) { reactor.stop() }
+    try reactor.run()
+
+    print("connections=\(connections) handshaken=\(shaken) lost=\(lost) ramp_s=\(format2(rampSeconds))")
+    print("games=\(played) seconds=\(format2(elapsed)) games_per_s=\(format2(Double(played) / elapsed))")
+    print("server_rss_before_kb=\(baselineKB) server_peak_kb=\(peakKB) server_rss_end_kb=\(endKB)")
+    print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, connections))")
+}
+
+// MARK: - main
+
+let args = CommandLine.arguments
+
+/// Argument `i` as a number, or exit with a message.
+func number<T: FixedWidthInteger>(_ i: Int) -> T {
+    guard let value = T(args[i]) else { fail("not a number: \(args[i])") }
+    return value
+}
+
+switch (args.count > 1 ? args[1] : "", args.count) {
+case ("echo", 3):
+    try echo(port: number(2))
+case ("decide", 3):
+    decide(rounds: number(2))
+case ("load", 6):
+    try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5))
+default:
+    fail("usage: tictac-bench echo PORT | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
+}
