@@ -66,6 +66,18 @@ public final class Daemon {
         listener = nil
     }
 
+    /// `leave()`, then calls `done` once every connection has flushed and closed, or after
+    /// `limit` at the latest (a peer that stopped reading must not hold up the exit).
+    public func leave(within limit: Duration, then done: @escaping () -> Void) {
+        leave()
+        let deadline = reactor.now + limit
+        func check() {
+            if connections.isEmpty || reactor.now >= deadline { return done() }
+            reactor.schedule(after: .milliseconds(10)) { check() }
+        }
+        check()
+    }
+
     // MARK: - Connections
 
     private func accepted(_ fd: Int32, _ remote: SocketAddress) {

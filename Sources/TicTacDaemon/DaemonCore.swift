@@ -55,7 +55,7 @@ public struct DaemonCore {
     private var touched: [LinkID] = []
     /// Min-heap of (deadline, link); an entry is current only while it equals the link's
     /// stored deadline, so a moved deadline just pushes a new entry (lazy deletion).
-    private var deadlines: [(at: Instant, id: LinkID)] = []
+    private var deadlines = DeadlineHeap<LinkID>()
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -84,7 +84,7 @@ public struct DaemonCore {
     /// lives in a heap, recomputed only for the links an input touched.
     public mutating func nextDeadline() -> Instant? {
         refreshDeadlines()
-        while let top = deadlines.first, !isCurrent(top) { popDeadline() }
+        while let top = deadlines.first, links[top.value]?.deadline != top.at { deadlines.popFirst() }
         return deadlines.first?.at
     }
 
@@ -204,8 +204,8 @@ public struct DaemonCore {
         refreshDeadlines()
         var due: [LinkID] = []
         while let top = deadlines.first, top.at <= now {
-            if isCurrent(top) { due.append(top.id) }
-            popDeadline()
+            if links[top.value]?.deadline == top.at { due.append(top.value) } // else stale
+            deadlines.popFirst()
         }
         for id in due.sorted() {
             links[id]?.deadline = nil // popped: the refresh below pushes its next one
@@ -473,39 +473,9 @@ public struct DaemonCore {
             let d = deadline(of: link)
             guard d != link.deadline else { continue }
             links[id]?.deadline = d
-            if let d { pushDeadline(d, id) }
+            if let d { deadlines.push(d, id) }
         }
         touched.removeAll(keepingCapacity: true)
-    }
-
-    private func isCurrent(_ entry: (at: Instant, id: LinkID)) -> Bool {
-        links[entry.id]?.deadline == entry.at
-    }
-
-    private mutating func pushDeadline(_ at: Instant, _ id: LinkID) {
-        deadlines.append((at, id))
-        var i = deadlines.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard deadlines[i].at < deadlines[parent].at else { break }
-            deadlines.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    private mutating func popDeadline() {
-        deadlines.swapAt(0, deadlines.count - 1)
-        deadlines.removeLast()
-        var i = 0
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < deadlines.count, deadlines[l].at < deadlines[m].at { m = l }
-            if r < deadlines.count, deadlines[r].at < deadlines[m].at { m = r }
-            if m == i { return }
-            deadlines.swapAt(i, m)
-            i = m
-        }
     }
 
     // MARK: - Output

@@ -21,15 +21,10 @@ public final class Reactor {
         var handler: Handler
     }
 
-    private struct TimerEntry {
-        var deadline: Instant
-        var id: UInt64
-    }
-
     private var epoll: Epoll
     private var registrations: [Int32: Registration] = [:]
     private var nextGeneration: UInt32 = 1
-    private var heap: [TimerEntry] = []
+    private var heap = DeadlineHeap<UInt64>()
     private var timers: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var stopped = false
@@ -86,8 +81,7 @@ public final class Reactor {
         let id = nextTimerID
         nextTimerID += 1
         timers[id] = body
-        heap.append(TimerEntry(deadline: deadline, id: id))
-        siftUp(heap.count - 1)
+        heap.push(deadline, id)
         return TimerID(value: id)
     }
 
@@ -137,42 +131,15 @@ public final class Reactor {
     }
 
     private func nextDeadline() -> Instant? {
-        while let top = heap.first, timers[top.id] == nil { popHeap() }
-        return heap.first?.deadline
+        while let top = heap.first, timers[top.value] == nil { heap.popFirst() } // cancelled
+        return heap.first?.at
     }
 
     private func fireTimers() {
         let t = now
-        while !stopped, let top = heap.first, top.deadline <= t {
-            popHeap()
-            if let body = timers.removeValue(forKey: top.id) { body() }
-        }
-    }
-
-    // MARK: Binary heap on deadline
-
-    private func siftUp(_ index: Int) {
-        var i = index
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard heap[i].deadline < heap[parent].deadline else { return }
-            heap.swapAt(i, parent)
-            i = parent
-        }
-    }
-
-    private func popHeap() {
-        heap.swapAt(0, heap.count - 1)
-        heap.removeLast()
-        var i = 0
-        while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < heap.count, heap[l].deadline < heap[m].deadline { m = l }
-            if r < heap.count, heap[r].deadline < heap[m].deadline { m = r }
-            if m == i { return }
-            heap.swapAt(i, m)
-            i = m
+        while !stopped, let top = heap.first, top.at <= t {
+            heap.popFirst()
+            if let body = timers.removeValue(forKey: top.value) { body() }
         }
     }
 }

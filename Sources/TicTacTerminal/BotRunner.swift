@@ -68,12 +68,6 @@ public final class BotRunner {
     private func quit() {
         guard !leaving else { return }
         leaving = true
-        daemon.leave()
-        let deadline = reactor.now + .seconds(1)
-        func check() {
-            if daemon.connectionCount == 0 || reactor.now >= deadline { return reactor.stop() }
-            reactor.schedule(after: .milliseconds(10)) { check() }
-        }
-        check()
+        daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
     }
 }

@@ -102,12 +102,6 @@ public final class NetworkPlayer {
         guard !leaving else { return }
         leaving = true
         front.stop()
-        daemon.leave()
-        let deadline = reactor.now + .seconds(1)
-        func check() {
-            if daemon.connectionCount == 0 || reactor.now >= deadline { return reactor.stop() }
-            reactor.schedule(after: .milliseconds(10)) { check() }
-        }
-        check()
+        daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
     }
 }
