@@ -18,6 +18,12 @@ import TicTacWire
 // commitment follows on the stream and must be kept); RESET in RollingDice is the peer's own start
 // and changes nothing.
 //
+// Rounds: every RESET starts a round, so each side counts the rounds it started and the rounds the
+// peer started. A peer message from the round we already finished crossed our final MOVE or our
+// RESIGN on the wire; it is settled the same way on both sides (a RESIGN crossing our winning move
+// changes nothing; two crossing RESIGNs, or a RESIGN crossing a drawing move, make a draw) and
+// never leaks into the next game.
+//
 // Every remote message is checked against the state. A violation emits `.fail` and moves to
 // Interrupted; the owner sends ERROR and closes. The board is never changed by a bad message.
 
@@ -120,7 +126,16 @@ public struct GameSession {
     private var rng: AnyRandom
     private var actions: [GameAction] = []
     private var die = DieState()
-    private var resignedThisGame = false
+    /// Games started on each side: one per RESET sent and per RESET received. The peer's messages
+    /// belong to its round, so a message sent before the peer saw our game end is told apart.
+    private var ourRound = 0
+    private var peerRound = 0
+    /// How the last game ended, for messages that crossed its end on the wire.
+    private var lastEnding: Ending?
+    /// The board when we resigned, and the peer's piece: a peer MOVE may have crossed our RESIGN.
+    private var atResign: (board: Board, theirPiece: Piece)?
+
+    private enum Ending { case ourMove, theirMove, ourResign, theirResign, settled }
 
     /// Both halves of one roll exchange.
     private struct DieState {
@@ -166,12 +181,12 @@ public struct GameSession {
             moves.append(cell)
             emit(.send(.move(cell: UInt16(cell))))
             emit(.show(.board(board)))
-            if !finishIfOver(now: now) {
+            if !finishIfOver(ending: .ourMove, now: now) {
                 state = .opponentTurn
                 emit(.show(.opponentTurn))
             }
         case .localResign:
-            guard state == .myTurn || state == .opponentTurn || state == .rollingDice else { throw .noGame }
+            guard state == .myTurn || state == .opponentTurn else { throw .notYourTurn(state) }
             resign(now: now)
         case .localNewGame:
             switch state {
@@ -205,15 +220,14 @@ public struct GameSession {
         board = Board(size: size)
         moves = []
         piece = .empty
-        resignedThisGame = false
         nextDeadline = nil
         state = .rollingDice
+        ourRound += 1
         emit(.send(.reset))
         // Keep a commitment the peer already sent for this game (it followed its RESET).
-        die.ours = nil
-        die.revealed = false
-        die.theirRoll = nil
-        die.acknowledged = false
+        let theirs = peerRound == ourRound ? die.theirCommitment : nil
+        die = DieState()
+        die.theirCommitment = theirs
         commit()
     }
 
@@ -233,21 +247,47 @@ public struct GameSession {
     }
 
     private mutating func receive(_ message: Message, now: Instant) {
+        guard state != .interrupted else { return } // the link is being torn down
+        if message == .reset { return receiveReset() }
+        switch peerRound - ourRound {
+        case 0 where state == .rollingDice || state == .myTurn || state == .opponentTurn:
+            receiveInGame(message, now: now)
+        case 0 where state == .done, -1:
+            receiveAfterEnd(message)
+        case 1 where state == .done || state == .beginning:
+            // The peer started the next game first: keep its commitment for ours.
+            guard case let .rollCommit(c) = message, die.theirCommitment == nil else {
+                return reject(message, "before our next game started")
+            }
+            die.theirCommitment = c
+        default:
+            reject(message, "in state \(state)")
+        }
+    }
+
+    /// RESET opens the peer's next round: it is the peer's "new game" (Protocol.md §8).
+    private mutating func receiveReset() {
+        peerRound += 1
+        switch peerRound - ourRound {
+        case 0 where state == .rollingDice:
+            break // the peer joins the game we started
+        case 1 where state == .done || state == .beginning:
+            die.theirCommitment = nil // the peer starts the next game before us
+            die.theirRoll = nil
+        default:
+            fail(.unexpectedMessage, "RESET in state \(state)")
+        }
+    }
+
+    /// A message of the game being played, in the same round on both sides.
+    private mutating func receiveInGame(_ message: Message, now: Instant) {
         switch (state, message) {
-        case (.interrupted, _):
-            return // the link is being torn down; nothing more counts
-
-        case (.done, .reset):
-            die = DieState()
-        case (.rollingDice, .reset):
-            break // the peer's own "new game" preamble
-
-        case (.rollingDice, .rollCommit(let c)), (.done, .rollCommit(let c)):
+        case (.rollingDice, .rollCommit(let c)):
             guard die.theirCommitment == nil else {
                 return fail(.unexpectedMessage, "second ROLL_COMMIT before the roll was decided")
             }
             die.theirCommitment = c
-            if state == .rollingDice { revealIfReady() }
+            revealIfReady()
 
         case (.rollingDice, .roll(let value, let nonce)):
             guard let c = die.theirCommitment else { return fail(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
@@ -278,28 +318,59 @@ public struct GameSession {
             moves.append(cell)
             emit(.show(.opponentMoved(cell: cell)))
             emit(.show(.board(board)))
-            if !finishIfOver(now: now) {
+            if !finishIfOver(ending: .theirMove, now: now) {
                 state = .myTurn
                 emit(.show(.yourTurn))
             }
-        case (.done, .move) where resignedThisGame:
-            break // the move crossed our RESIGN on the wire; the game is over
-        case (_, .move):
-            fail(.illegalMove, "MOVE out of turn (state \(state))")
 
-        case (.rollingDice, .resign), (.myTurn, .resign), (.opponentTurn, .resign):
-            end(.won, line: nil, resigned: true, now: now)
-        case (.done, .resign) where resignedThisGame:
-            // Both resigned at once: neither side can tell who was first, so both call it a draw.
-            score.lost -= 1
-            score.drawn += 1
-            lastResult = .draw
-            resignedThisGame = false
-            emit(.show(.gameOver(result: .draw, line: nil, resigned: true)))
-            emit(.show(.score(score)))
+        case (.myTurn, .resign), (.opponentTurn, .resign):
+            end(.won, line: nil, ending: .theirResign, now: now)
 
         default:
-            fail(.unexpectedMessage, "unexpected \(message.kind) in state \(state)")
+            reject(message, "in state \(state)")
+        }
+    }
+
+    /// A message the peer sent before it saw the end of the game we finished last: it crossed our
+    /// final MOVE or our RESIGN on the wire. Neither side can tell which came first, so both settle
+    /// on the same result (Protocol.md §8, "Crossing messages").
+    private mutating func receiveAfterEnd(_ message: Message) {
+        switch (lastEnding, message) {
+        case (.ourResign, .move(let wireCell)):
+            // The peer moved before it saw our RESIGN. It sees the game as that move left it.
+            guard var final = atResign?.board, let theirs = atResign?.theirPiece else {
+                return reject(message, "after the game ended")
+            }
+            do { try final.place(theirs, at: Int(wireCell)) } catch {
+                return fail(.illegalMove, "illegal MOVE: \(error)")
+            }
+            atResign = nil // at most one move can cross a RESIGN
+            if case .draw = final.outcome { settleAsDraw() } // the peer saw a draw, not our RESIGN
+        case (.ourResign, .resign):
+            settleAsDraw() // both resigned at once
+        case (.ourMove, .resign):
+            lastEnding = .settled // the peer resigned before it saw our final move; ours stands
+        default:
+            reject(message, "after the game ended")
+        }
+    }
+
+    /// Our resignation crossed the peer's resignation or drawing move: both sides call it a draw.
+    private mutating func settleAsDraw() {
+        score.lost -= 1
+        score.drawn += 1
+        lastResult = .draw
+        lastEnding = .settled
+        atResign = nil
+        if state == .done { emit(.show(.gameOver(result: .draw, line: nil, resigned: true))) }
+        emit(.show(.score(score)))
+    }
+
+    private mutating func reject(_ message: Message, _ context: String) {
+        if case .move = message {
+            fail(.illegalMove, "MOVE \(context)")
+        } else {
+            fail(.unexpectedMessage, "unexpected \(message.kind) \(context)")
         }
     }
 
@@ -321,34 +392,36 @@ public struct GameSession {
 
     private mutating func resign(now: Instant) {
         emit(.send(.resign))
-        end(.lost, line: nil, resigned: true, now: now)
-        resignedThisGame = true
+        atResign = (board, piece.opponent)
+        end(.lost, line: nil, ending: .ourResign, now: now)
     }
 
     /// Ends the game if the last move won or filled the board.
-    private mutating func finishIfOver(now: Instant) -> Bool {
+    private mutating func finishIfOver(ending: Ending, now: Instant) -> Bool {
         switch board.outcome {
         case .inProgress:
             return false
         case .draw:
-            end(.draw, line: nil, resigned: false, now: now)
+            end(.draw, line: nil, ending: ending, now: now)
         case let .won(line):
-            end(line.piece == piece ? .won : .lost, line: line.cells, resigned: false, now: now)
+            end(line.piece == piece ? .won : .lost, line: line.cells, ending: ending, now: now)
         }
         return true
     }
 
-    private mutating func end(_ result: GameResult, line: [Int]?, resigned: Bool, now: Instant) {
+    private mutating func end(_ result: GameResult, line: [Int]?, ending: Ending, now: Instant) {
         switch result {
         case .won: score.won += 1
         case .lost: score.lost += 1
         case .draw: score.drawn += 1
         }
         lastResult = result
+        lastEnding = ending
+        if ending != .ourResign { atResign = nil }
         state = .done
         die = DieState()
         nextDeadline = now + rematchDelay
-        emit(.show(.gameOver(result: result, line: line, resigned: resigned)))
+        emit(.show(.gameOver(result: result, line: line, resigned: ending == .ourResign || ending == .theirResign)))
         emit(.show(.score(score)))
     }
 

@@ -149,7 +149,7 @@ import TicTacWire
         #expect(throws: LocalActionError.notYourTurn(.opponentTurn)) { try mover.handle(.localMove(5), now: .zero) }
         #expect(mover.board.filledCount == 1)
         var fresh = GameSession(rng: SplitMix64(seed: 3))
-        #expect(throws: LocalActionError.noGame) { try fresh.handle(.localResign, now: .zero) }
+        #expect(throws: LocalActionError.notYourTurn(.beginning)) { try fresh.handle(.localResign, now: .zero) }
         #expect(throws: LocalActionError.notYourTurn(.beginning)) { try fresh.handle(.localMove(0), now: .zero) }
         _ = waiter
     }
@@ -208,10 +208,11 @@ import TicTacWire
         #expect(a.board.isEmpty && a.state == .interrupted)
     }
 
-    /// Side a after start with no peer messages yet, and what a sent.
+    /// Side a after start and the peer's RESET, and what a sent.
     private func rollingSide() -> (GameSession, [Message]) {
         var a = GameSession(rng: SplitMix64(seed: 1))
         try? a.handle(.start, now: .zero)
+        try? a.handle(.received(.reset), now: .zero)
         let sent = a.pollActions().compactMap { if case let .send(m) = $0 { m } else { nil } }
         return (a, sent)
     }
