@@ -1,3 +1,5 @@
+import TicTacEngine
+
 /// One line of plain-mode input (README "Plain mode").
 public enum Command: Sendable, Equatable {
     /// 1-based cell, row-major from the upper left.
@@ -40,14 +42,22 @@ public enum Command: Sendable, Equatable {
             guard !who.isEmpty else { throw ParseError(description: "usage: invite NAME or invite ID") }
             return .invite(String(who))
         }
+        /// A cell number, checked before any arithmetic: no board has more than 20 x 20 cells.
+        func cell(_ text: Substring) throws(ParseError) -> Int {
+            let most = BoardSize.dimensionRange.upperBound * BoardSize.dimensionRange.upperBound
+            guard let n = Int(text), (1...most).contains(n) else {
+                throw ParseError(description: "no cell '\(text.prefix(12))': cells are numbered from 1 to rows x cols")
+            }
+            return n
+        }
         func noArgs(_ c: Command) throws(ParseError) -> Command {
             guard words.count == 1 else { throw ParseError(description: "'\(verb)' takes no argument") }
             return c
         }
         switch verb {
         case "move", "m":
-            guard words.count == 2, let n = Int(words[1]) else { throw ParseError(description: "usage: move N (N = cell number)") }
-            return .move(n)
+            guard words.count == 2 else { throw ParseError(description: "usage: move N (N = cell number)") }
+            return .move(try cell(words[1]))
         case "new", "n": return try noArgs(.new)
         case "resign", "r": return try noArgs(.resign)
         case "quit", "q", "exit": return try noArgs(.quit)
@@ -57,7 +67,9 @@ public enum Command: Sendable, Equatable {
         case "decline", "d", "no": return try noArgs(.decline)
         case "cancel", "c": return try noArgs(.cancel)
         default:
-            if words.count == 1, let n = Int(verb) { return .move(n) }
+            if words.count == 1, verb.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
+                return .move(try cell(verb))
+            }
             throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move N, new, resign, quit)")
         }
     }

@@ -9,6 +9,7 @@ import TicTacWire
         #expect(try Command.parse("move 5") == .move(5))
         #expect(try Command.parse("  MOVE   12 ") == .move(12))
         #expect(try Command.parse("7") == .move(7))
+        #expect(try Command.parse("move 400") == .move(400))
         #expect(try Command.parse("new") == .new)
         #expect(try Command.parse("resign") == .resign)
         #expect(try Command.parse("quit") == .quit)
@@ -16,7 +17,8 @@ import TicTacWire
         #expect(try Command.parse("help") == .help)
     }
 
-    @Test(arguments: ["", "   ", "move", "move x", "move 1 2", "new game", "jump 3", String(repeating: "m", count: 300)])
+    @Test(arguments: ["", "   ", "move", "move x", "move 1 2", "new game", "jump 3", String(repeating: "m", count: 300),
+                      "move 0", "move -9223372036854775808", "-9223372036854775808", "move 401", "99999999999999999999"])
     func refusesBadLines(line: String) {
         #expect(throws: Command.ParseError.self) { try Command.parse(line) }
     }
