@@ -98,6 +98,9 @@ public final class TCPConnection {
         }
     }
 
+    /// Received bytes held by the decoder (the leftovers of an incomplete frame).
+    var bufferedInputBytes: Int { decoder.bufferedCount }
+
     /// Bytes waiting to be written.
     public var queuedBytes: Int { queue.count - queueStart }
 
@@ -148,7 +151,9 @@ public final class TCPConnection {
         // small: between reads the decoder holds only the leftovers of an incomplete frame.
         let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
-            if n > 0 { decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n])) }
+            // While closing, input is read and dropped: nothing more is decoded, and a drained
+            // socket closes with FIN rather than a reset that could discard our last frame.
+            if n > 0, !closing { decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n])) }
             return n
         }
         if n < 0 {

@@ -67,3 +67,43 @@ import TicTacWire
         l.close()
     }
 }
+
+@Suite struct TCPConnectionTests {
+    @Test func aClosingConnectionDropsInputInsteadOfBufferingIt() throws {
+        let r = try Reactor()
+        var server: TCPConnection?
+        var frames = 0
+        let l = try TCPListener(reactor: r) { fd, remote in
+            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote)
+            server?.onFrame = { _ in frames += 1 }
+        }
+        let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        let connected = to.withSockAddr { Glibc.connect(client, $0, $1) }
+        #expect(connected == 0)
+        var end = r.now + .seconds(2)
+        while server == nil, r.now < end { try r.runOnce(maxWait: .milliseconds(20)) }
+        let s = try #require(server)
+        // The client never reads, so our goodbye cannot flush: the connection lingers, closing.
+        for _ in 0..<4096 where s.queuedBytes == 0 { s.send([UInt8](repeating: 0, count: 16 * 1024)) }
+        #expect(s.queuedBytes > 0)
+        s.closeAfterFlush(linger: .seconds(5))
+        #expect(!s.isClosed)
+        // Meanwhile the client streams well-formed frames: none is decoded, none is kept.
+        let ping = Message.ping(nonce: 1).encoded()
+        let burst = [UInt8]((0..<200).flatMap { _ in ping })
+        var sent = 0
+        end = r.now + .seconds(2)
+        while sent < 512 * 1024, r.now < end {
+            let n = burst.withUnsafeBytes { Glibc.send(client, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 { sent += n }
+            try r.runOnce(maxWait: .milliseconds(1))
+        }
+        #expect(sent >= 512 * 1024)
+        #expect(s.bytesIn > 256 * 1024)
+        #expect(frames == 0 && s.bufferedInputBytes == 0)
+        s.close()
+        l.close()
+    }
+}
