@@ -36,6 +36,8 @@ public struct DaemonCore {
         /// The peer's invitation waiting for our answer.
         var incomingInvite: (id: ID128, size: BoardSize)?
         var game: GameSession?
+        /// The accepted invitation's game id: CANCEL naming it ends the match.
+        var gameID: ID128?
         /// We withdrew an invitation the peer may have accepted: its game frames still in
         /// flight are ignored until the next game starts (Protocol.md §6, CANCEL).
         var ignoreGameFrames = false
@@ -140,6 +142,11 @@ public struct DaemonCore {
         guard let peer = link.peer, link.announced else { return }
         let why = link.closeReason ?? reason
         if link.game != nil { emit(.disconnected(peer, reason: why)) }
+        // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
+        if let spare = links.values.first(where: { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }) {
+            links[spare.id]?.announced = true
+            return
+        }
         emit(.peerLost(peer, reason: why))
     }
 
@@ -171,6 +178,15 @@ public struct DaemonCore {
             link.incomingInvite = nil
             links[link.id] = link
             send(link.id, .decline(gameID: invite.id, reason: .declined))
+        case .leaveMatch:
+            guard var link = links.values.first(where: { $0.game != nil && !$0.closing }),
+                  let gameID = link.gameID, let peer = link.peer else { throw .notInGame }
+            link.game = nil
+            link.gameID = nil
+            link.ignoreGameFrames = true // the peer's game frames in flight are stale
+            links[link.id] = link
+            send(link.id, .cancel(gameID: gameID))
+            emit(.matchEnded(peer, byUs: true))
         case .cancel:
             guard var link = links.values.first(where: { $0.outgoingInvite != nil }),
                   let invite = link.outgoingInvite else { throw .noInvitation }
@@ -263,20 +279,21 @@ public struct DaemonCore {
         link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                              port: link.port, capabilities: hello.capabilities)
         links[id] = link
-        // Two links to the same daemon: keep the one dialled by the lower instance id.
+        // Two links to the same daemon. Both sides must pick the same one from what both know:
+        // if each dialled the other, keep the link dialled by the lower instance id; if one side
+        // dialled twice, it alone knows which link is newer, so it closes the new one and the
+        // other side keeps both until then (the spare takes over if the first one goes).
         if let other = links.values.first(where: { $0.id != id && $0.peer?.id == hello.instanceID && !$0.closing }) {
             let me = config.instanceID, them = hello.instanceID
             let newDialler = link.outgoing ? me : them, otherDialler = other.outgoing ? me : them
-            let keepNew = newDialler < otherDialler && other.game == nil && other.outgoingInvite == nil
-            let drop = keepNew ? other.id : id
-            links[drop]?.closing = true
-            actions.append(.close(drop, flush: false))
-            if keepNew {
-                links[id]?.announced = other.announced
-                links.removeValue(forKey: other.id)
-                return
+            if newDialler == them, otherDialler == them { return } // a spare, not announced
+            if newDialler < otherDialler {
+                replace(other.id, with: id, now: now)
+            } else {
+                links[id]?.closing = true
+                actions.append(.close(id, flush: false))
+                links.removeValue(forKey: id)
             }
-            links.removeValue(forKey: id)
             return
         }
         guard let peer = link.peer else { return }
@@ -285,6 +302,30 @@ public struct DaemonCore {
         // A bot that dialled a peer came to play: invite it.
         if config.bot != nil, link.outgoing {
             try? command(.invite(peer.id.description), now: now)
+        }
+    }
+
+    /// Moves what a duplicate link carried to the link that stays, then closes it: our pending
+    /// invitation is sent again on the new link (the peer, deciding alike, moves the one it
+    /// holds and takes the repeat as the same invitation).
+    private mutating func replace(_ old: LinkID, with new: LinkID, now: Instant) {
+        guard let gone = links.removeValue(forKey: old) else { return }
+        actions.append(.close(old, flush: false))
+        guard var link = links[new] else { return }
+        link.announced = gone.announced
+        link.incomingInvite = gone.incomingInvite
+        link.outgoingInvite = gone.outgoingInvite
+        links[new] = link
+        if let invite = gone.outgoingInvite {
+            send(new, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
+                                     cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
+        }
+        if gone.game != nil, let peer = gone.peer {
+            emit(.disconnected(peer, reason: "replaced by a second connection"))
+        }
+        if !gone.announced, let peer = link.peer {
+            links[new]?.announced = true
+            emit(.peerFound(peer))
         }
     }
 
@@ -312,7 +353,7 @@ public struct DaemonCore {
             guard let mine = link.outgoingInvite, mine.id == gameID else { return } // a stale answer
             link.outgoingInvite = nil
             links[id] = link
-            startGame(id, size: mine.size, now: now)
+            startGame(id, gameID: gameID, size: mine.size, now: now)
         case let .decline(gameID, reason):
             guard let mine = link.outgoingInvite, mine.id == gameID else { return }
             link.outgoingInvite = nil
@@ -323,6 +364,13 @@ public struct DaemonCore {
                 link.incomingInvite = nil
                 links[id] = link
                 emit(.inviteCancelled(by: peer))
+            } else if link.game != nil, link.gameID == gameID {
+                // The peer left the match, or withdrew an invitation we had already accepted
+                // (its CANCEL crossed our ACCEPT). It sends no more game frames.
+                link.game = nil
+                link.gameID = nil
+                links[id] = link
+                emit(.matchEnded(peer, byUs: false))
             }
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign:
             guard link.game != nil else {
@@ -342,6 +390,9 @@ public struct DaemonCore {
         guard var link = links[id], let peer = link.peer else { return }
         guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
             return send(id, .decline(gameID: invite.gameID, reason: .unsupported))
+        }
+        if link.incomingInvite?.id == invite.gameID || (link.game != nil && link.gameID == invite.gameID) {
+            return // repeated on a link that replaced a duplicate: the same invitation
         }
         if link.game != nil || link.incomingInvite != nil {
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
@@ -368,12 +419,13 @@ public struct DaemonCore {
     private mutating func accept(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
         links[id]?.incomingInvite = nil
         send(id, .accept(gameID: gameID))
-        startGame(id, size: size, now: now)
+        startGame(id, gameID: gameID, size: size, now: now)
     }
 
-    private mutating func startGame(_ id: LinkID, size: BoardSize, now: Instant) {
+    private mutating func startGame(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
         guard var link = links[id] else { return }
         link.ignoreGameFrames = false
+        link.gameID = gameID
         link.game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay)
         try? link.game?.handle(.start, now: now)
         drainGame(&link, now: now)

@@ -54,6 +54,9 @@ public enum DaemonEvent: Sendable, Equatable {
     case inviteCancelled(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
     case game(GameEvent, opponent: PeerInfo)
+    /// The match with this opponent is over and the player is back in the lobby: `byUs` when our
+    /// player left it, else the opponent did. The connection stays.
+    case matchEnded(PeerInfo, byUs: Bool)
     /// The connection to the opponent of a running game is gone ("Peer Disconnected!").
     case disconnected(PeerInfo, reason: String)
     /// An ERROR frame went out (`sent`) or came in; the link closes.
@@ -77,6 +80,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case accept
     case decline
     case cancel
+    /// End the running match and go back to the lobby (the connection stays).
+    case leaveMatch
     /// 0-based cell.
     case move(Int)
     case new

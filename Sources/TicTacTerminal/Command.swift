@@ -16,6 +16,8 @@ public enum Command: Sendable, Equatable {
     case decline
     /// Withdraw our invitation.
     case cancel
+    /// End the match and go back to the lobby.
+    case lobby
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -66,6 +68,7 @@ public enum Command: Sendable, Equatable {
         case "accept", "a", "y", "yes": return try noArgs(.accept)
         case "decline", "d", "no": return try noArgs(.decline)
         case "cancel", "c": return try noArgs(.cancel)
+        case "lobby", "l": return try noArgs(.lobby)
         default:
             if words.count == 1, verb.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
                 return .move(try cell(verb))
@@ -74,5 +77,5 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel"
+    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match)"
 }

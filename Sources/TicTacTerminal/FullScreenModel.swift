@@ -137,6 +137,9 @@ struct FullScreenModel {
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: Self.disconnectedTitle, text: "\(Self.disconnectedText) (\(p.name): \(reason))", tone: .alert)
+        case let .matchEnded(p, byUs):
+            if game?.opponent.id == p.id { game = nil }
+            notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info)
         case let .error(_, message):
             notice = Notice(text: message, tone: .error)
         case let .help(text):
@@ -291,6 +294,7 @@ struct FullScreenModel {
             }
             switch c {
             case "r", "R": return .resign
+            case "l", "L": return me == nil ? nil : .lobby // no lobby in a local game
             case "n", "N":
                 if case .over = game.phase { self.game?.phase = .rolling }
                 return .new

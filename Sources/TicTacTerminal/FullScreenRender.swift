@@ -267,7 +267,8 @@ extension FullScreenModel {
         let help: String
         if let game {
             let digits = game.size == .classic ? "  1-9 play" : ""
-            help = "arrows move  Enter play\(digits)  r resign  n new game  q quit"
+            let lobby = me == nil ? "" : "  l lobby"
+            help = "arrows move  Enter play\(digits)  r resign  n new\(lobby)  q quit"
         } else {
             help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite  q quit"
         }

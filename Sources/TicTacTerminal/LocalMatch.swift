@@ -53,7 +53,7 @@ public struct LocalMatch {
             case .resign: try human.handle(.localResign, now: now)
             case .help: output.append(.help(Command.helpText))
             case .quit: break
-            case .peers, .invite, .accept, .decline, .cancel:
+            case .peers, .invite, .accept, .decline, .cancel, .lobby:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
         } catch {

@@ -88,6 +88,7 @@ public final class NetworkPlayer {
             case .accept: try daemon.command(.accept)
             case .decline: try daemon.command(.decline)
             case .cancel: try daemon.command(.cancel)
+            case .lobby: try daemon.command(.leaveMatch)
             case let .move(n): try daemon.command(.move(n - 1))
             case .new: try daemon.command(.new)
             case .resign: try daemon.command(.resign)

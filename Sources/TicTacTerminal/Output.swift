@@ -27,6 +27,7 @@ public enum OutputEvent: Sendable, Equatable {
     case inviteCancelled(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
+    case matchEnded(PeerInfo, byUs: Bool)
 
     /// The front's view of a daemon event.
     public init(_ event: DaemonEvent) {
@@ -39,6 +40,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .declined(p, r): self = .declined(by: p, reason: r)
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
+        case let .matchEnded(p, byUs): self = .matchEnded(p, byUs: byUs)
         case let .protocolError(p, code, message, sent):
             let who = p?.name ?? "peer"
             self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
@@ -94,6 +96,8 @@ public struct OutputFormatter: Sendable {
         case let .inviteCancelled(p): return ev("invite-cancelled", [("by", Self.who(p))])
         case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
         case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
+        case let .matchEnded(p, byUs):
+            return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
         case let .error(code, message):
             return ev("error", [("code", .string(code)), ("message", .string(message))])
         case let .help(text):
@@ -147,6 +151,8 @@ public struct OutputFormatter: Sendable {
             }
         case let .disconnected(p, reason):
             return ["Peer Disconnected! Your opponent has disconnected, or the connection has been lost (\(p.name): \(reason))"]
+        case let .matchEnded(p, byUs):
+            return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .error(_, message): return ["Error: \(message)"]
         case let .help(text): return [text]
         case let .game(g, opponent):

@@ -104,7 +104,7 @@ struct Play: ParsableCommand {
         Without --local this starts a daemon: it listens on TCP, connects to the peers given with
         --connect, and lets you invite them (or be invited). Plain mode (--plain, or automatically
         when standard input is not a terminal) reads one command per line (move N, new, resign,
-        quit, peers, invite NAME|ID, accept, decline, cancel) and prints one event per line;
+        quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line;
         --json prints each event as a JSON object. See README.md, "Plain mode".
         """
     )
