@@ -53,6 +53,8 @@ public struct DaemonCore {
     private var random: AnyRandom
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
     private var botTurns: [LinkID] = []
+    /// Set when bot moves are left for the next turn of the loop (see `runBotTurns`).
+    private var botDue: Instant?
     /// Links whose deadline may have moved since the last refresh.
     private var touched: [LinkID] = []
     /// Min-heap of (deadline, link); an entry is current only while it equals the link's
@@ -87,7 +89,8 @@ public struct DaemonCore {
     public mutating func nextDeadline() -> Instant? {
         refreshDeadlines()
         while let top = deadlines.first, links[top.value]?.deadline != top.at { deadlines.popFirst() }
-        return deadlines.first?.at
+        guard let due = botDue else { return deadlines.first?.at }
+        return min(due, deadlines.first?.at ?? due)
     }
 
     public mutating func pollActions() -> [DaemonAction] {
@@ -256,7 +259,7 @@ public struct DaemonCore {
                 links[id] = link
             }
         }
-        runBotTurns(now: now)
+        runBotTurns(now: now, searches: 1)
     }
 
     // MARK: - Handshake
@@ -476,11 +479,25 @@ public struct DaemonCore {
         link.game = game
     }
 
-    private mutating func runBotTurns(now: Instant) {
+    /// Makes the bot's due moves. A move on the classic board takes microseconds, so those all
+    /// run at once; a larger board's search may use its whole time budget, so it never runs
+    /// inside a frame's handling: it waits for a timer turn of the loop (`nextDeadline` is then
+    /// due at once), and one runs per turn. The reactor reads, answers PINGs and serves the
+    /// other games in between.
+    private mutating func runBotTurns(now: Instant, searches: Int = 0) {
+        botDue = nil
         guard let bot = config.bot else { return }
-        while !botTurns.isEmpty {
-            let id = botTurns.removeFirst()
-            guard var link = links[id], var game = link.game, game.state == .myTurn else { continue }
+        var searches = searches
+        while let id = botTurns.first {
+            guard var link = links[id], var game = link.game, game.state == .myTurn else {
+                botTurns.removeFirst()
+                continue
+            }
+            if game.size != .classic {
+                guard searches > 0 else { botDue = now; return }
+                searches -= 1
+            }
+            botTurns.removeFirst()
             let cell = bot.chooseMove(on: game.board, as: game.piece, using: &random, budget: config.botBudget())
             try? game.handle(.localMove(cell), now: now)
             link.game = game

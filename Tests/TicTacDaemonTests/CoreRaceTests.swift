@@ -3,33 +3,42 @@ import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
 
-/// Two DaemonCores joined by in-memory links whose delivery the test controls, so messages can be
+/// DaemonCores joined by in-memory links whose delivery the test controls, so messages can be
 /// made to cross exactly: both sides act before either hears the other. Bytes go through the
 /// real encoder and stream decoder.
 struct CoreNet {
     var cores: [DaemonCore]
-    var events: [[DaemonEvent]] = [[], []]
+    var events: [[DaemonEvent]]
     var now = Instant.zero
-    /// One entry per connection: its link id on each core (the same number on both).
-    private(set) var wires: [LinkID] = []
+    /// Each connection's two cores; its link id is the same number on both.
+    private(set) var wires: [LinkID: (Int, Int)] = [:]
     /// In flight, per core and link: frames waiting to be delivered to that core.
-    private var inbox: [[LinkID: [UInt8]]] = [[:], [:]]
-    private var decoders: [[LinkID: FrameDecoder]] = [[:], [:]]
+    private var inbox: [[LinkID: [UInt8]]]
+    private var decoders: [[LinkID: FrameDecoder]]
     private(set) var closed: Set<LinkID> = []
 
-    init(_ a: DaemonConfig, _ b: DaemonConfig) {
-        cores = [DaemonCore(config: a), DaemonCore(config: b)]
+    init(_ configs: DaemonConfig...) {
+        cores = configs.map { DaemonCore(config: $0) }
+        events = Array(repeating: [], count: configs.count)
+        inbox = Array(repeating: [:], count: configs.count)
+        decoders = Array(repeating: [:], count: configs.count)
     }
 
-    /// Opens a connection dialled by core `dialler`; nothing is delivered yet.
-    mutating func connect(dialler: Int) -> LinkID {
+    /// Opens a connection from core `dialler` to core `to`; nothing is delivered yet.
+    mutating func connect(dialler: Int, to: Int? = nil) -> LinkID {
         let id = wires.count + 1
-        wires.append(id)
-        for i in 0..<2 {
+        let other = to ?? 1 - dialler
+        wires[id] = (dialler, other)
+        for i in [dialler, other] {
             cores[i].linkOpened(id, outgoing: i == dialler, address: "198.18.0.\(i + 1)", port: nil, now: now)
         }
         collect()
         return id
+    }
+
+    private func far(_ id: LinkID, from i: Int) -> Int {
+        guard let w = wires[id] else { return i }
+        return w.0 == i ? w.1 : w.0
     }
 
     /// Delivers everything waiting for core `i` on every link, or on one (not what that produces).
@@ -54,8 +63,7 @@ struct CoreNet {
     mutating func settle() {
         var rounds = 0
         while inbox.contains(where: { !$0.isEmpty }), rounds < 1000 {
-            deliver(to: 0)
-            deliver(to: 1)
+            for i in cores.indices { deliver(to: i) }
             rounds += 1
         }
     }
@@ -67,7 +75,7 @@ struct CoreNet {
 
     mutating func advance(by d: Duration) {
         now = now + d
-        for i in 0..<2 { cores[i].handleTimeout(now: now) }
+        for i in cores.indices { cores[i].handleTimeout(now: now) }
         collect()
     }
 
@@ -76,19 +84,19 @@ struct CoreNet {
         var again = true
         while again {
             again = false
-            for i in 0..<2 {
+            for i in cores.indices {
                 for action in cores[i].pollActions() {
                     switch action {
                     case let .send(id, bytes):
                         guard !closed.contains(id) else { continue }
-                        inbox[1 - i][id, default: []] += bytes
+                        inbox[far(id, from: i)][id, default: []] += bytes
                     case let .close(id, _):
                         guard !closed.contains(id) else { continue }
                         // What was sent before the close arrives first (on every link: a peer's
                         // HELLO sent at connect time is not overtaken by a later close).
-                        deliver(to: 1 - i)
+                        deliver(to: far(id, from: i))
                         closed.insert(id)
-                        for j in 0..<2 { cores[j].linkClosed(id, reason: "closed", now: now) }
+                        for j in [i, far(id, from: i)] { cores[j].linkClosed(id, reason: "closed", now: now) }
                         collect()
                         again = true
                     case let .event(e):
@@ -225,5 +233,50 @@ struct CoreNet {
             #expect(n.count(i) { if case .peerLost = $0 { true } else { false } } == 0)
         }
         expectCleanLobbyAndNewMatch(&n)
+    }
+}
+
+@Suite struct BotPacingTests {
+    /// A bot playing two 7 x 7 games: a search never runs inside a frame's handling, and one
+    /// runs per timer turn, so the loop gets back to its sockets between two searches.
+    @Test func largeBoardSearchesRunOnePerLoopTurn() throws {
+        var bot = config("bot", seed: 41, bot: .good)
+        bot.botBudget = { .nodes(2_000) }
+        var h1 = config("hana", seed: 42), h2 = config("hugo", seed: 43)
+        h1.size = try BoardSize(rows: 7, cols: 7, k: 4)
+        h2.size = h1.size
+        var n = CoreNet(bot, h1, h2)
+        _ = n.connect(dialler: 1, to: 0)
+        _ = n.connect(dialler: 2, to: 0)
+        n.settle()
+        try n.command(1, .invite("bot"))
+        try n.command(2, .invite("bot"))
+        var botMoves = 0, turns = 0, maxPerTurn = 0
+        func botMoved(_ n: CoreNet) -> Int {
+            n.events[0].count { if case .game(.board, _) = $0 { true } else { false } }
+        }
+        // Play both games to the end: the humans take the first free cell.
+        while turns < 500, n.cores[1].currentGame?.state != .done || n.cores[2].currentGame?.state != .done {
+            n.settle()
+            let before = botMoved(n)
+            #expect(before == botMoves, "a search ran while frames were handled")
+            for h in 1...2 {
+                guard let g = n.cores[h].currentGame, g.state == .myTurn,
+                      let cell = (0..<g.board.size.cellCount).first(where: { g.board[$0] == .empty }) else { continue }
+                try n.command(h, .move(cell))
+            }
+            n.settle()
+            botMoves = botMoved(n) // humans' moves show on the bot's board too
+            // The bot's timer turn, as the reactor runs it: due at once while searches wait.
+            if let due = n.cores[0].nextDeadline(), due <= n.now {
+                n.advance(by: .zero)
+                maxPerTurn = max(maxPerTurn, botMoved(n) - botMoves)
+                botMoves = botMoved(n)
+            }
+            turns += 1
+        }
+        #expect(n.cores[1].currentGame?.state == .done && n.cores[2].currentGame?.state == .done)
+        #expect(n.errors.isEmpty, "\(n.errors)")
+        #expect(maxPerTurn == 1)
     }
 }
