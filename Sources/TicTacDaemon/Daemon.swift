@@ -18,6 +18,8 @@ public final class Daemon {
     private var listener: TCPListener?
     private var connections: [LinkID: TCPConnection] = [:]
     private var nextLink: LinkID = 1
+    /// Set by `leave()`: dials dropped on the way out are not failures to report.
+    private var leaving = false
     private var timer: (id: Reactor.TimerID, at: Instant)?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
@@ -60,8 +62,11 @@ public final class Daemon {
 
     /// Sends LEAVE to every peer and closes every connection after flushing; stops listening.
     public func leave() {
+        leaving = true
         core.leaveAll()
         apply()
+        // Dials still in progress are not links yet: just drop them.
+        for conn in connections.values where !conn.isConnected { conn.close() }
         listener?.close()
         listener = nil
     }
@@ -105,7 +110,7 @@ public final class Daemon {
         }
         conn.onClose = { [unowned self] reason in
             connections.removeValue(forKey: id)
-            if !conn.isConnected, conn.isOutgoing {
+            if !conn.isConnected, conn.isOutgoing, !leaving {
                 onEvent(.connectFailed(conn.remote.description, reason: reason.description))
             }
             core.linkClosed(id, reason: reason.description, now: reactor.now)

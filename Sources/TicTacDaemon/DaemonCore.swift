@@ -563,8 +563,9 @@ public struct DaemonCore {
         send(id, .error(code: code.rawValue, message: text))
         links[id]?.closing = true
         links[id]?.closeReason = text
-        actions.append(.close(id, flush: true))
+        // The event goes first: closing may report the link's end (peer-lost) at once.
         emit(.protocolError(link.peer, code: code, message: text, sent: true))
+        actions.append(.close(id, flush: true))
     }
 
     /// The peer sent ERROR: show it and close.
@@ -572,7 +573,7 @@ public struct DaemonCore {
         guard let link = links[id] else { return }
         links[id]?.closing = true
         links[id]?.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
-        actions.append(.close(id, flush: false))
         emit(.protocolError(link.peer, code: ErrorCode(rawValue: rawCode) ?? .internalError, message: text, sent: false))
+        actions.append(.close(id, flush: false))
     }
 }

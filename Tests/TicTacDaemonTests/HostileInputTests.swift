@@ -159,6 +159,8 @@ import TicTacWire
         var hc = config("human", seed: 11)
         hc.handshakeTimeout = .milliseconds(500)
         let human = try Daemon(reactor: reactor, config: hc)
+        let humanLog = Log()
+        human.onEvent = { humanLog.events.append($0) }
         let c = try RawClient(port: human.port)
         c.hello()
         c.send(.invite(Invite(gameID: ID128(high: 6, low: 6))))
@@ -182,6 +184,17 @@ import TicTacWire
         try settle(c)
         #expect(c.errorCode == .illegalMove)
         #expect(human.core.currentGame == nil || human.core.currentGame?.board.isEmpty == true)
+        // The player hears why (the error), then that the peer and the game are gone.
+        try run(reactor, for: .seconds(1)) { humanLog.has { if case .peerLost = $0 { true } else { false } } }
+        let order = humanLog.events.compactMap { e -> String? in
+            switch e {
+            case .protocolError: "error"
+            case .disconnected: "disconnected"
+            case .peerLost: "lost"
+            default: nil
+            }
+        }
+        #expect(order == ["error", "disconnected", "lost"])
         try legitimateGameCompletes()
     }
 
