@@ -479,11 +479,11 @@ public struct DaemonCore {
         link.game = game
     }
 
-    /// Makes the bot's due moves. A move on the classic board takes microseconds, so those all
-    /// run at once; a larger board's search may use its whole time budget, so it never runs
-    /// inside a frame's handling: it waits for a timer turn of the loop (`nextDeadline` is then
-    /// due at once), and one runs per turn. The reactor reads, answers PINGs and serves the
-    /// other games in between.
+    /// Makes the bot's due moves. A move on the classic board (or a random one) takes
+    /// microseconds, so those all run at once. A search on a larger board may use its whole time
+    /// budget, so it never runs inside a frame's handling: it waits for a timer turn of the loop
+    /// (`nextDeadline` is then due at once), and one runs per turn. The reactor reads, answers
+    /// PINGs and serves the other games in between.
     private mutating func runBotTurns(now: Instant, searches: Int = 0) {
         botDue = nil
         guard let bot = config.bot else { return }
@@ -493,7 +493,7 @@ public struct DaemonCore {
                 botTurns.removeFirst()
                 continue
             }
-            if game.size != .classic {
+            if bot.searches(on: game.size) {
                 guard searches > 0 else { botDue = now; return }
                 searches -= 1
             }

@@ -67,6 +67,10 @@ public struct Bot: Sendable {
     /// A bot of the given level.
     public init(level: BotLevel) { self.level = level }
 
+    /// Whether a move on this board may search (and so take up to its time budget): only 3 x 3
+    /// is answered from a table, and `random` never searches.
+    public func searches(on size: BoardSize) -> Bool { size != .classic && level != .random }
+
     /// A legal move (an empty cell index, 0-based row-major) for `piece` on `board`.
     /// Precondition: `piece` is not `.empty` and the game is in progress (not full, no winner).
     public func chooseMove<R: RandomNumberGenerator>(on board: Board, as piece: Piece,

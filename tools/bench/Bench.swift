@@ -8,6 +8,15 @@
 //     reference), so the difference to the C echo server is Reactor + TCPConnection + FrameDecoder.
 //     Exits when the client disconnects.
 //
+//   moves PORT COUNT WARMUP
+//     Move round trip through two daemons: a human-seat Daemon in this process (one Reactor)
+//     dials the `tictac bot --level random` daemon at 127.0.0.1:PORT, invites it to a 20 x 20
+//     board with 20 in a row (long games of cheap moves; the random bot never searches) and plays
+//     the first empty cell whenever it is its turn. Each sample is the time from the local move
+//     command (our GameSession, encode, send) to the opponent-moved event (the bot daemon's
+//     decode, DaemonCore, GameSession, bot, encode, send; our decode, DaemonCore, GameSession).
+//     Rematches start at once. After WARMUP moves, COUNT moves are timed.
+//
 //   decide ROUNDS
 //     Bot decision time on 3 x 3: every reachable position where the game is still on (O moves
 //     first; 4,520 positions), each with the side to move, timed over ROUNDS rounds after one
@@ -196,6 +205,64 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws
     print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, connections))")
 }
 
+// MARK: - moves
+
+func moves(port: UInt16, count: Int, warmup: Int) throws {
+    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
+    let reactor = try Reactor()
+    var idRandom = SplitMix64(seed: 0x6d6f_7665)
+    var config = DaemonConfig(instanceID: ID128.random(using: &idRandom), name: try DisplayName("rt-player"),
+                              makeRandom: Seeds(7).make)
+    config.size = try BoardSize(rows: 20, cols: 20, k: 20)
+    config.rematchDelay = .zero
+    let player = try Daemon(reactor: reactor, config: config)
+    var board = Board(size: config.size)
+    var samples: [Int64] = []
+    samples.reserveCapacity(count)
+    var seen = 0, sentAt: Int64 = 0, failure: String?
+    func play() {
+        guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+        sentAt = monotonicNanoseconds()
+        do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
+    }
+    player.onEvent = { event in
+        switch event {
+        case let .peerFound(peer):
+            do { try player.command(.invite(peer.id.description)) } catch { failure = "invite: \(error)"; reactor.stop() }
+        case .game(.opponentMoved, _):
+            guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
+            let t = monotonicNanoseconds() - sentAt
+            sentAt = 0
+            seen += 1
+            if seen > warmup { samples.append(t) }
+            if samples.count == count { reactor.stop() }
+        case let .game(.board(b), _):
+            board = b
+        case .game(.gameStarted, _):
+            board = Board(size: config.size)
+        case .game(.yourTurn, _):
+            // After the handler returns: the event arrives inside the daemon's own dispatch.
+            reactor.schedule(after: .zero) { play() }
+        case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
+            failure = reason
+            reactor.stop()
+        case let .protocolError(_, _, message, _):
+            failure = message
+            reactor.stop()
+        default:
+            break
+        }
+    }
+    player.connect(to: server)
+    reactor.schedule(after: .seconds(120)) { reactor.stop() }
+    try reactor.run()
+    if let failure { fail("moves: \(failure)") }
+    guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
+    samples.sort()
+    let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
+    print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
+}
+
 // MARK: - main
 
 let args = CommandLine.arguments
@@ -209,10 +276,12 @@ func number<T: FixedWidthInteger>(_ i: Int) -> T {
 switch (args.count > 1 ? args[1] : "", args.count) {
 case ("echo", 3):
     try echo(port: number(2))
+case ("moves", 5):
+    try moves(port: number(2), count: number(3), warmup: number(4))
 case ("decide", 3):
     decide(rounds: number(2))
 case ("load", 6):
     try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5))
 default:
-    fail("usage: tictac-bench echo PORT | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
+    fail("usage: tictac-bench echo PORT | moves PORT COUNT WARMUP | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
 }
