@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release builds optimise across our modules (the codec, engine and daemon are generic-light
+// but split into modules; without this their small generic helpers stay unspecialised).
+let optimized: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
+
 let package = Package(
     name: "tictac",
     platforms: [.macOS(.v13)],
@@ -15,17 +19,17 @@ let package = Package(
     targets: [
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
         // (so the fuzz target can compile it on its own).
-        .target(name: "TicTacWire"),
+        .target(name: "TicTacWire", swiftSettings: optimized),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
         .target(name: "TicTacEngine", dependencies: [
             "TicTacWire",
             .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        ], swiftSettings: optimized),
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
-        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacEngine"]),
+        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacEngine"], swiftSettings: optimized),
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
-        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire"]),
+        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire"], swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
         .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon"]),
         // The executable: argument parsing and nothing else.

@@ -19,7 +19,10 @@ import TicTacWire
 public struct DaemonCore {
     public let config: DaemonConfig
 
-    struct Link {
+    /// One connection's state. A class: it is mutated where it lives, never copied out and
+    /// written back (a copy of a game in play would share its buffers, and the next move would
+    /// copy them all).
+    final class Link {
         let id: LinkID
         let outgoing: Bool
         let address: String
@@ -46,6 +49,15 @@ public struct DaemonCore {
         var closeReason: String?
         /// The deadline last pushed to the heap for this link.
         var deadline: Instant?
+
+        init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, lastHeard: Instant) {
+            self.id = id
+            self.outgoing = outgoing
+            self.address = address
+            self.port = port
+            self.openedAt = openedAt
+            self.lastHeard = lastHeard
+        }
     }
 
     private var links: [LinkID: Link] = [:]
@@ -112,11 +124,11 @@ public struct DaemonCore {
 
     /// A frame arrived on a link.
     public mutating func linkReceived(_ id: LinkID, _ frame: Frame, now: Instant) {
-        guard var link = links[id], !link.closing else { return }
-        link.lastHeard = now
-        links[id] = link
+        guard links[id]?.closing == false else { return }
+        links[id]?.lastHeard = now
         touched.append(id)
-        if let version = link.version, frame.version != version, frame.type != Message.Kind.error.rawValue {
+        let version = links[id]?.version
+        if let version, frame.version != version, frame.type != Message.Kind.error.rawValue {
             return fail(id, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
         }
         let message: Message
@@ -126,7 +138,7 @@ public struct DaemonCore {
             if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
             return fail(id, error.code, error.description)
         }
-        if link.version == nil {
+        if version == nil {
             handshake(id, message, now: now)
         } else {
             receive(id, message, now: now)
@@ -159,7 +171,7 @@ public struct DaemonCore {
         switch command {
         case let .invite(who):
             let peer = try findPeer(who)
-            guard var link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
+            guard let link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
                 throw .noSuchPeer(who)
             }
             if config.bot == nil, isBusy(except: nil) { throw .busy }
@@ -167,7 +179,6 @@ public struct DaemonCore {
             guard link.game == nil else { throw .busy }
             let gameID = ID128.random(using: &random)
             link.outgoingInvite = (gameID, config.size, now)
-            links[link.id] = link
             send(link.id, .invite(Invite(gameID: gameID, rows: UInt8(config.size.rows),
                                          cols: UInt8(config.size.cols), k: UInt8(config.size.k))))
             emit(.inviteSent(to: peer))
@@ -176,26 +187,23 @@ public struct DaemonCore {
                   let invite = link.incomingInvite else { throw .noInvitation }
             accept(link.id, gameID: invite.id, size: invite.size, now: now)
         case .decline:
-            guard var link = links.values.first(where: { $0.incomingInvite != nil }),
+            guard let link = links.values.first(where: { $0.incomingInvite != nil }),
                   let invite = link.incomingInvite else { throw .noInvitation }
             link.incomingInvite = nil
-            links[link.id] = link
             send(link.id, .decline(gameID: invite.id, reason: .declined))
         case .leaveMatch:
-            guard var link = links.values.first(where: { $0.game != nil && !$0.closing }),
+            guard let link = links.values.first(where: { $0.game != nil && !$0.closing }),
                   let gameID = link.gameID, let peer = link.peer else { throw .notInGame }
             link.game = nil
             link.gameID = nil
             link.ignoreGameFrames = true // the peer's game frames in flight are stale
-            links[link.id] = link
             send(link.id, .cancel(gameID: gameID))
             emit(.matchEnded(peer, byUs: true))
         case .cancel:
-            guard var link = links.values.first(where: { $0.outgoingInvite != nil }),
+            guard let link = links.values.first(where: { $0.outgoingInvite != nil }),
                   let invite = link.outgoingInvite else { throw .noInvitation }
             link.outgoingInvite = nil
             link.ignoreGameFrames = true
-            links[link.id] = link
             send(link.id, .cancel(gameID: invite.id))
         case let .move(cell):
             try gameCommand(.localMove(cell), now: now)
@@ -229,7 +237,7 @@ public struct DaemonCore {
         for id in due.sorted() {
             links[id]?.deadline = nil // popped: the refresh below pushes its next one
             touched.append(id)
-            guard var link = links[id], !link.closing else { continue }
+            guard let link = links[id], !link.closing else { continue }
             if link.version == nil, now >= link.openedAt + config.handshakeTimeout {
                 fail(id, .timeout, "no HELLO within \(config.handshakeTimeout)")
                 continue
@@ -237,26 +245,22 @@ public struct DaemonCore {
             if now >= link.lastHeard + config.deadAfter {
                 link.closing = true
                 link.closeReason = "no answer for \(config.deadAfter)"
-                links[id] = link
                 actions.append(.close(id, flush: false))
                 continue
             }
             if now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {
                 link.lastPing = now
-                links[id] = link
                 send(id, .ping(nonce: random.next()))
             }
             if let invite = link.outgoingInvite, now >= invite.at + config.inviteTimeout, let peer = link.peer {
                 link.outgoingInvite = nil
                 link.ignoreGameFrames = true
-                links[id] = link
                 send(id, .cancel(gameID: invite.id))
                 emit(.declined(by: peer, reason: .noAnswer))
             }
             if link.game?.nextDeadline.map({ now >= $0 }) == true {
-                link.game?.handleTimeout(now: now)
-                drainGame(&link, now: now)
-                links[id] = link
+                links[id]?.game?.handleTimeout(now: now)
+                drainGame(id, now: now)
             }
         }
         runBotTurns(now: now, searches: 1)
@@ -277,11 +281,10 @@ public struct DaemonCore {
         guard hello.instanceID != config.instanceID else {
             return fail(id, .unexpectedMessage, "connected to itself")
         }
-        guard var link = links[id] else { return }
+        guard let link = links[id] else { return }
         link.version = version
         link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                              port: link.port, capabilities: hello.capabilities)
-        links[id] = link
         // Two links to the same daemon. Both sides must pick the same one from what both know:
         // if each dialled the other, keep the link dialled by the lower instance id; if one side
         // dialled twice, it alone knows which link is newer, so it closes the new one and the
@@ -314,11 +317,10 @@ public struct DaemonCore {
     private mutating func replace(_ old: LinkID, with new: LinkID, now: Instant) {
         guard let gone = links.removeValue(forKey: old) else { return }
         actions.append(.close(old, flush: false))
-        guard var link = links[new] else { return }
+        guard let link = links[new] else { return }
         link.announced = gone.announced
         link.incomingInvite = gone.incomingInvite
         link.outgoingInvite = gone.outgoingInvite
-        links[new] = link
         if let invite = gone.outgoingInvite {
             send(new, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
                                      cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
@@ -335,7 +337,7 @@ public struct DaemonCore {
     // MARK: - Ready links
 
     private mutating func receive(_ id: LinkID, _ message: Message, now: Instant) {
-        guard var link = links[id], let peer = link.peer else { return }
+        guard let peer = links[id]?.peer else { return }
         switch message {
         case .hello:
             fail(id, .unexpectedMessage, "second HELLO")
@@ -346,51 +348,45 @@ public struct DaemonCore {
         case .pong:
             break // any frame counts as life; lastHeard is already updated
         case .leave:
-            link.closing = true
-            link.closeReason = "\(peer.name) left"
-            links[id] = link
+            links[id]?.closing = true
+            links[id]?.closeReason = "\(peer.name) left"
             actions.append(.close(id, flush: false))
         case let .invite(invite):
             receiveInvite(id, invite, now: now)
         case let .accept(gameID):
-            guard let mine = link.outgoingInvite, mine.id == gameID else { return } // a stale answer
-            link.outgoingInvite = nil
-            links[id] = link
+            guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return } // a stale answer
+            links[id]?.outgoingInvite = nil
             startGame(id, gameID: gameID, size: mine.size, now: now)
         case let .decline(gameID, reason):
-            guard let mine = link.outgoingInvite, mine.id == gameID else { return }
-            link.outgoingInvite = nil
-            links[id] = link
+            guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return }
+            links[id]?.outgoingInvite = nil
             emit(.declined(by: peer, reason: reason))
         case let .cancel(gameID):
-            if link.incomingInvite?.id == gameID {
-                link.incomingInvite = nil
-                links[id] = link
+            if links[id]?.incomingInvite?.id == gameID {
+                links[id]?.incomingInvite = nil
                 emit(.inviteCancelled(by: peer))
-            } else if link.game != nil, link.gameID == gameID {
+            } else if links[id]?.game != nil, links[id]?.gameID == gameID {
                 // The peer left the match, or withdrew an invitation we had already accepted
                 // (its CANCEL crossed our ACCEPT). It sends no more game frames.
-                link.game = nil
-                link.gameID = nil
-                links[id] = link
+                links[id]?.game = nil
+                links[id]?.gameID = nil
                 emit(.matchEnded(peer, byUs: false))
             }
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign:
-            guard link.game != nil else {
-                if link.ignoreGameFrames { return }
+            guard links[id]?.game != nil else {
+                if links[id]?.ignoreGameFrames == true { return }
                 return fail(id, message.kind == .move ? .illegalMove : .unexpectedMessage,
                             "\(message.kind) with no game in progress")
             }
-            try? link.game?.handle(.received(message), now: now)
-            drainGame(&link, now: now)
-            if links[id] != nil { links[id]?.game = link.game }
+            try? links[id]?.game?.handle(.received(message), now: now)
+            drainGame(id, now: now)
         case .announce, .query, .goodbye, .sphere:
             fail(id, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }
     }
 
     private mutating func receiveInvite(_ id: LinkID, _ invite: Invite, now: Instant) {
-        guard var link = links[id], let peer = link.peer else { return }
+        guard let link = links[id], let peer = link.peer else { return }
         guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
             return send(id, .decline(gameID: invite.gameID, reason: .unsupported))
         }
@@ -404,13 +400,11 @@ public struct DaemonCore {
             // Crossing invitations: the lower instance id's stands (Protocol.md §6, INVITE).
             if config.instanceID < peer.id { return }
             link.outgoingInvite = nil
-            links[id] = link
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
         if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
         if isBusy(except: id) { return send(id, .decline(gameID: invite.gameID, reason: .busy)) }
         link.incomingInvite = (invite.gameID, size)
-        links[id] = link
         emit(.invited(by: peer, size: size))
     }
 
@@ -426,57 +420,50 @@ public struct DaemonCore {
     }
 
     private mutating func startGame(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
-        guard var link = links[id] else { return }
-        link.ignoreGameFrames = false
-        link.gameID = gameID
-        link.game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay)
-        try? link.game?.handle(.start, now: now)
-        drainGame(&link, now: now)
-        links[id] = link
+        guard links[id] != nil else { return }
+        links[id]?.ignoreGameFrames = false
+        links[id]?.gameID = gameID
+        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay)
+        links[id]?.game = game
+        try? links[id]?.game?.handle(.start, now: now)
+        drainGame(id, now: now)
     }
 
     private mutating func gameCommand(_ input: GameInput, now: Instant) throws(CommandError) {
-        guard var link = links.values.first(where: { $0.game != nil && !$0.closing }) else { throw .notInGame }
+        guard let id = links.first(where: { $0.value.game != nil && !$0.value.closing })?.key else { throw .notInGame }
         do {
-            try link.game?.handle(input, now: now)
+            try links[id]?.game?.handle(input, now: now)
         } catch {
             throw .game(error)
         }
-        drainGame(&link, now: now)
-        links[link.id] = link
+        drainGame(id, now: now)
     }
 
     /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
-    private mutating func drainGame(_ link: inout Link, now: Instant) {
-        guard var game = link.game, let peer = link.peer else { return }
-        var pending = game.pollActions()
+    private mutating func drainGame(_ id: LinkID, now: Instant) {
+        guard let peer = links[id]?.peer else { return }
+        var pending = links[id]?.game?.pollActions() ?? []
         while !pending.isEmpty {
             for action in pending {
                 switch action {
                 case let .send(m):
-                    send(link.id, m)
+                    send(id, m)
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
                     emit(.game(event, opponent: peer))
                     guard config.bot != nil else { continue }
                     switch event {
-                    case .yourTurn: botTurns.append(link.id)
-                    case .gameOver: try? game.handle(.localNewGame, now: now) // a bot rematches at once
+                    case .yourTurn: botTurns.append(id)
+                    case .gameOver: try? links[id]?.game?.handle(.localNewGame, now: now) // a bot rematches at once
                     default: break
                     }
                 case let .fail(code, text):
-                    link.game = game
-                    links[link.id]?.game = game
-                    fail(link.id, code, text)
-                    link.closing = true
-                    link.closeReason = text
-                    return
+                    return fail(id, code, text)
                 }
             }
-            pending = game.pollActions() // a bot's rematch queues more
+            pending = links[id]?.game?.pollActions() ?? [] // a bot's rematch queues more
         }
-        link.game = game
     }
 
     /// Makes the bot's due moves. A move on the classic board (or a random one) takes
@@ -489,20 +476,21 @@ public struct DaemonCore {
         guard let bot = config.bot else { return }
         var searches = searches
         while let id = botTurns.first {
-            guard var link = links[id], var game = link.game, game.state == .myTurn else {
+            let cell: Int
+            do { // the copy of the game ends here, before the move mutates the one in `links`
+                guard let game = links[id]?.game, game.state == .myTurn else {
+                    botTurns.removeFirst()
+                    continue
+                }
+                if bot.searches(on: game.size) {
+                    guard searches > 0 else { botDue = now; return }
+                    searches -= 1
+                }
                 botTurns.removeFirst()
-                continue
+                cell = bot.chooseMove(on: game.board, as: game.piece, using: &random, budget: config.botBudget())
             }
-            if bot.searches(on: game.size) {
-                guard searches > 0 else { botDue = now; return }
-                searches -= 1
-            }
-            botTurns.removeFirst()
-            let cell = bot.chooseMove(on: game.board, as: game.piece, using: &random, budget: config.botBudget())
-            try? game.handle(.localMove(cell), now: now)
-            link.game = game
-            drainGame(&link, now: now)
-            links[id] = link
+            try? links[id]?.game?.handle(.localMove(cell), now: now)
+            drainGame(id, now: now)
         }
     }
 
@@ -550,9 +538,9 @@ public struct DaemonCore {
     // MARK: - Output
 
     private mutating func send(_ id: LinkID, _ message: Message, version: UInt8? = nil) {
-        guard let link = links[id], !link.closing else { return }
+        guard links[id]?.closing == false else { return }
         touched.append(id) // sending is how almost every state change shows; its timers may move
-        actions.append(.send(id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
+        actions.append(.send(id, message.encoded(version: version ?? links[id]?.version ?? ProtocolVersion.current)))
     }
 
     private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }
