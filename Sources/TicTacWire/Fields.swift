@@ -13,9 +13,9 @@ struct FieldWriter {
     }
 
     mutating func int<T: FixedWidthInteger>(_ tag: UInt8, _ value: T) {
-        var v = ByteWriter(capacity: MemoryLayout<T>.size)
-        v.write(value)
-        raw(tag, v.bytes)
+        w.write(tag)
+        w.write(UInt16(MemoryLayout<T>.size))
+        w.write(value)
     }
 
     mutating func id(_ tag: UInt8, _ value: ID128) { raw(tag, value.bytes) }
@@ -27,7 +27,9 @@ struct FieldWriter {
 /// field, a wrong length or an out-of-range value.
 struct Fields {
     let type: UInt8
-    private var values: [UInt8: ArraySlice<UInt8>] = [:]
+    /// In arrival order. A payload holds a handful of fields, so a linear search beats hashing;
+    /// tags are distinct bytes, so even a hostile payload has at most 256 (the 257th repeats one).
+    private var values: [(tag: UInt8, value: ArraySlice<UInt8>)] = []
 
     init(type: UInt8, payload: [UInt8]) throws(WireError) {
         self.type = type
@@ -36,15 +38,15 @@ struct Fields {
             let tag: UInt8 = try r.read()
             let length: UInt16 = try r.read()
             let value = try r.read(count: Int(length))
-            guard values[tag] == nil else { throw .duplicateField(type: type, tag: tag) }
-            values[tag] = value
+            guard !has(tag) else { throw .duplicateField(type: type, tag: tag) }
+            values.append((tag, value))
         }
     }
 
-    func has(_ tag: UInt8) -> Bool { values[tag] != nil }
+    func has(_ tag: UInt8) -> Bool { values.contains { $0.tag == tag } }
 
     func raw(_ tag: UInt8, length: Int? = nil) throws(WireError) -> ArraySlice<UInt8> {
-        guard let v = values[tag] else { throw .missingField(type: type, tag: tag) }
+        guard let v = values.first(where: { $0.tag == tag })?.value else { throw .missingField(type: type, tag: tag) }
         if let length, v.count != length { throw .badFieldLength(type: type, tag: tag, length: v.count) }
         return v
     }
