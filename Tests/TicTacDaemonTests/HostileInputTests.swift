@@ -250,20 +250,22 @@ import TicTacWire
     }
 
     @Test func aPeerThatStopsReadingIsDroppedAtTheQueueBound() throws {
-        let c = try RawClient(port: daemon.port)
+        // A small receive buffer, so the daemon's PONGs back up into its own write queue.
+        let c = try RawClient(port: daemon.port, receiveBuffer: 4096)
         c.hello()
         try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
-        // Shrink our receive buffer so the daemon's PONGs back up into its own write queue.
-        var small: Int32 = 4096
-        setsockopt(c.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
         let ping = Message.ping(nonce: 7).encoded()
         let burst = Array([[UInt8]](repeating: ping, count: 2000).joined())
-        var sentBursts = 0
+        var sentBursts = 0, offset = 0
         try run(reactor, for: .seconds(10)) {
-            // Keep asking (each PING is answered by a 23-byte PONG) and never read.
+            // Keep asking (each PING is answered by a 23-byte PONG) and never read. A partial
+            // send is resumed where it stopped, so every PING arrives whole.
             if sentBursts < 1000 {
-                let n = burst.withUnsafeBytes { Glibc.send(c.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
-                if n > 0 { sentBursts += 1 }
+                let n = burst.withUnsafeBytes {
+                    Glibc.send(c.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+                }
+                if n > 0 { offset += n }
+                if offset == burst.count { sentBursts += 1; offset = 0 }
             }
             return daemon.connectionCount == 0
         }

@@ -12,9 +12,15 @@ final class RawClient {
     private(set) var frames: [Frame] = []
     private(set) var closedByPeer = false
 
-    init(port: UInt16) throws {
+    /// `receiveBuffer` sets SO_RCVBUF before connecting, so the window is small from the start
+    /// (shrinking it on a connection that already advertised a large window makes the kernel
+    /// drop segments and stall the connection for seconds).
+    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0, let address = SocketAddress(ip: "127.0.0.1", port: port) else { throw NetError.last("socket") }
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard rc == 0 else { throw NetError.last("connect") }
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
