@@ -243,9 +243,12 @@ public struct DaemonCore {
                 continue
             }
             if now >= link.lastHeard + config.deadAfter {
+                // Tell the peer why, in case only its side of the path is broken (Protocol.md §5).
+                let text = "no answer for \(config.deadAfter)"
+                send(id, .error(code: ErrorCode.timeout.rawValue, message: text))
                 link.closing = true
-                link.closeReason = "no answer for \(config.deadAfter)"
-                actions.append(.close(id, flush: false))
+                link.closeReason = text
+                actions.append(.close(id, flush: true))
                 continue
             }
             if now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {

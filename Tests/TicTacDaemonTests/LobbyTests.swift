@@ -108,7 +108,7 @@ import TicTacWire
         let raw = try RawClient(port: d.port)
         raw.hello() // then never a word more
         try run(reactor, for: .seconds(3)) { raw.poll(); return raw.closedByPeer }
-        #expect(raw.closedByPeer)
+        #expect(raw.closedByPeer && raw.errorCode == .timeout, "ERROR timeout, then the close")
         #expect(raw.messages.count { if case .ping = $0 { true } else { false } } >= 3)
         #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("no answer") } else { false } })
     }
