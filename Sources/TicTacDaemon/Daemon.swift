@@ -38,12 +38,21 @@ public final class Daemon {
 
     /// Dials a peer; `connectFailed` is reported if that does not work.
     public func connect(to address: SocketAddress) {
+        connect(to: [address])
+    }
+
+    /// Dials a peer known by several addresses (a host name's getaddrinfo results), one at a
+    /// time in order until one connects; `connectFailed` is reported once, when all have failed.
+    public func connect(to addresses: [SocketAddress]) {
+        guard let address = addresses.first else { return }
+        let fallback = addresses.dropFirst()
         let id = nextLink
         nextLink += 1
         let conn: TCPConnection
         do {
             conn = try TCPConnection(reactor: reactor, connectingTo: address)
         } catch {
+            if !fallback.isEmpty { return connect(to: Array(fallback)) }
             onEvent(.connectFailed(address.description, reason: error.description))
             return
         }
@@ -51,7 +60,7 @@ public final class Daemon {
             core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
             apply()
         }
-        wire(conn, id: id)
+        wire(conn, id: id, fallback: Array(fallback))
     }
 
     /// Carries out a player command.
@@ -98,7 +107,7 @@ public final class Daemon {
         apply()
     }
 
-    private func wire(_ conn: TCPConnection, id: LinkID) {
+    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = []) {
         connections[id] = conn
         conn.onFrame = { [unowned self] frame in
             core.linkReceived(id, frame, now: reactor.now)
@@ -111,6 +120,7 @@ public final class Daemon {
         conn.onClose = { [unowned self] reason in
             connections.removeValue(forKey: id)
             if !conn.isConnected, conn.isOutgoing, !leaving {
+                if !fallback.isEmpty { return connect(to: fallback) } // the core never saw this link
                 onEvent(.connectFailed(conn.remote.description, reason: reason.description))
             }
             core.linkClosed(id, reason: reason.description, now: reactor.now)

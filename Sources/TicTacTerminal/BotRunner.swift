@@ -28,7 +28,7 @@ public final class BotRunner {
     }
 
     /// Runs until a signal, or `maxGames` games.
-    public func run(connectTo peers: [SocketAddress]) throws(NetError) {
+    public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
         SignalSource.ignoreBrokenPipe()
         signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
         daemon.onEvent = { [unowned self] event in handle(event) }
@@ -38,7 +38,7 @@ public final class BotRunner {
             print(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
             fflush(nil)
         }
-        for address in peers { daemon.connect(to: address) }
+        for addresses in peers { daemon.connect(to: addresses) }
         try reactor.run()
     }
 

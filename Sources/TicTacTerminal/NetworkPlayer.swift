@@ -65,7 +65,7 @@ public final class NetworkPlayer {
     }
 
     /// Runs until the player quits or a signal arrives.
-    public func run(connectTo peers: [SocketAddress]) throws(NetError) {
+    public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
         signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
@@ -74,7 +74,7 @@ public final class NetworkPlayer {
         let config = daemon.core.config
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
         try front.start(reactor: reactor)
-        for address in peers { daemon.connect(to: address) }
+        for addresses in peers { daemon.connect(to: addresses) }
         try reactor.run()
     }
 

@@ -65,8 +65,9 @@ struct DaemonOptions: ParsableArguments {
 
     }
 
-    func peers() throws -> [SocketAddress] {
-        try connect.map { try checked(SocketAddress.resolve($0)).first }.compactMap { $0 }
+    /// Each `--connect` peer with every address its name resolves to (tried in order).
+    func peers() throws -> [[SocketAddress]] {
+        try connect.map { try checked(SocketAddress.resolve($0)) }
     }
 
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?) throws -> Daemon {

@@ -35,6 +35,20 @@ import TicTacWire
         #expect(try run(reactor, for: .seconds(2)) { a.core.gameCount == 1 && b.core.gameCount == 1 && a.core.currentGame?.state != .rollingDice })
     }
 
+    @Test func dialTriesEachAddressInTurn() throws {
+        let (reactor, a, b, la, lb) = try pair("ann", "ben")
+        let closed = try #require(SocketAddress(ip: "127.0.0.1", port: 1)) // refused: nothing listens
+        let failed = { la.events.count { if case .connectFailed = $0 { true } else { false } } }
+        a.connect(to: [closed, closed, try #require(SocketAddress(ip: "127.0.0.1", port: b.port))])
+        #expect(try run(reactor, for: .seconds(3)) { found(la) == 1 && found(lb) == 1 })
+        #expect(failed() == 0, "a later address worked: no failure to report")
+        a.connect(to: [closed, closed])
+        #expect(try run(reactor, for: .seconds(3)) { failed() == 1 })
+        try run(reactor, for: .milliseconds(200)) { false }
+        #expect(failed() == 1, "one report when every address failed")
+        #expect(a.connectionCount == 1 && a.core.linkCount == 1)
+    }
+
     @Test func crossingInvitationsMakeOneGame() throws {
         let (reactor, a, b, la, lb) = try pair("ann", "ben")
         a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
