@@ -61,6 +61,8 @@ public struct DaemonCore {
     }
 
     private var links: [LinkID: Link] = [:]
+    /// Each present peer's running score from earlier matches (a new match carries it on).
+    private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
     private var random: AnyRandom
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
@@ -156,12 +158,16 @@ public struct DaemonCore {
         guard let link = links.removeValue(forKey: id) else { return }
         guard let peer = link.peer, link.announced else { return }
         let why = link.closeReason ?? reason
-        if link.game != nil { emit(.disconnected(peer, reason: why)) }
+        if let game = link.game {
+            scores[peer.id] = game.score
+            emit(.disconnected(peer, reason: why))
+        }
         // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
         if let spare = links.values.first(where: { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }) {
             links[spare.id]?.announced = true
             return
         }
+        scores[peer.id] = nil // kept while the peer stays (and so bounded by the links)
         emit(.peerLost(peer, reason: why))
     }
 
@@ -194,6 +200,7 @@ public struct DaemonCore {
         case .leaveMatch:
             guard let link = links.values.first(where: { $0.game != nil && !$0.closing }),
                   let gameID = link.gameID, let peer = link.peer else { throw .notInGame }
+            scores[peer.id] = link.game?.score
             link.game = nil
             link.gameID = nil
             link.ignoreGameFrames = true // the peer's game frames in flight are stale
@@ -371,6 +378,7 @@ public struct DaemonCore {
             } else if links[id]?.game != nil, links[id]?.gameID == gameID {
                 // The peer left the match, or withdrew an invitation we had already accepted
                 // (its CANCEL crossed our ACCEPT). It sends no more game frames.
+                scores[peer.id] = links[id]?.game?.score
                 links[id]?.game = nil
                 links[id]?.gameID = nil
                 emit(.matchEnded(peer, byUs: false))
@@ -426,7 +434,8 @@ public struct DaemonCore {
         guard links[id] != nil else { return }
         links[id]?.ignoreGameFrames = false
         links[id]?.gameID = gameID
-        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay)
+        let score = links[id]?.peer.flatMap { scores[$0.id] } ?? Score()
+        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay, score: score)
         links[id]?.game = game
         try? links[id]?.game?.handle(.start, now: now)
         drainGame(id, now: now)

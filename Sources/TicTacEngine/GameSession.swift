@@ -153,8 +153,11 @@ public struct GameSession {
         }
     }
 
-    public init(size: BoardSize = .classic, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) {
+    /// `score` carries on a running score from an earlier match with the same peer.
+    public init(size: BoardSize = .classic, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
+                score: Score = Score()) {
         self.size = size
+        self.score = score
         self.board = Board(size: size)
         self.rng = AnyRandom(rng)
         self.rematchDelay = rematchDelay

@@ -107,6 +107,14 @@ struct CoreNet {
         }
     }
 
+    /// The connection drops (both ends see it close).
+    mutating func close(_ id: LinkID) {
+        guard let (a, b) = wires[id], !closed.contains(id) else { return }
+        closed.insert(id)
+        for i in [a, b] { cores[i].linkClosed(id, reason: "dropped", now: now) }
+        collect()
+    }
+
     func count(_ i: Int, _ match: (DaemonEvent) -> Bool) -> Int { events[i].count(where: match) }
     var errors: [DaemonEvent] {
         (events[0] + events[1]).filter { if case .protocolError = $0 { true } else { false } }
@@ -178,6 +186,31 @@ struct CoreNet {
         #expect(n.count(mover) { if case .matchEnded(_, byUs: false) = $0 { true } else { false } } == 1)
         #expect(throws: CommandError.notInGame) { try n.command(0, .leaveMatch) }
         expectCleanLobbyAndNewMatch(&n)
+    }
+
+    @Test func theScoreCarriesOnIntoTheNextMatchWithTheSamePeer() throws {
+        var n = net()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        try n.command(0, .resign)
+        n.settle()
+        #expect(n.game(0)?.score == Score(lost: 1) && n.game(1)?.score == Score(won: 1))
+        try n.command(1, .leaveMatch)
+        n.settle()
+        expectCleanLobbyAndNewMatch(&n)
+        #expect(n.game(0)?.score == Score(lost: 1) && n.game(1)?.score == Score(won: 1))
+        try n.command(1, .resign)
+        n.settle()
+        #expect(n.game(0)?.score == Score(won: 1, lost: 1) && n.game(1)?.score == Score(won: 1, lost: 1))
+        // A peer that goes away takes its score along: if it comes back, it starts at 0-0-0.
+        n.close(1)
+        #expect(n.cores[0].linkCount == 0 && n.game(0) == nil)
+        _ = n.connect(dialler: 0)
+        n.settle()
+        expectCleanLobbyAndNewMatch(&n)
+        #expect(n.game(0)?.score == Score() && n.game(1)?.score == Score())
     }
 
     @Test func bothLeavingAtOnceIsQuiet() throws {
