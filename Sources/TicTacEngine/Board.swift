@@ -122,6 +122,8 @@ public enum MoveError: Error, Sendable, Equatable, CustomStringConvertible {
 public struct Board: Sendable, Hashable {
     public let size: BoardSize
     public private(set) var cells: [Piece]
+    /// Cells that hold a piece.
+    public private(set) var filledCount = 0
     /// Lines through each cell, computed once per board value (shared by copies).
     private let linesByCell: LineIndex
 
@@ -133,10 +135,9 @@ public struct Board: Sendable, Hashable {
 
     public subscript(cell: Int) -> Piece { cells[cell] }
 
-    public var isFull: Bool { !cells.contains(.empty) }
-    public var isEmpty: Bool { cells.allSatisfy { $0 == .empty } }
+    public var isFull: Bool { filledCount == cells.count }
+    public var isEmpty: Bool { filledCount == 0 }
     public var emptyCells: [Int] { cells.indices.filter { cells[$0] == .empty } }
-    public var filledCount: Int { cells.count { $0 != .empty } }
 
     /// Checks a move without making it.
     public func validate(_ cell: Int) throws(MoveError) {
@@ -150,10 +151,12 @@ public struct Board: Sendable, Hashable {
     public mutating func place(_ piece: Piece, at cell: Int) throws(MoveError) {
         try validate(cell)
         cells[cell] = piece
+        if piece != .empty { filledCount += 1 }
     }
 
     /// Empties a cell (bots use it to undo a trial move).
     public mutating func clear(_ cell: Int) {
+        if cells[cell] != .empty { filledCount -= 1 }
         cells[cell] = .empty
     }
 
@@ -169,14 +172,27 @@ public struct Board: Sendable, Hashable {
     }
 
     /// True when the piece on `cell` completes a line through it (fast check after a move).
-    public func completesLine(at cell: Int) -> Bool {
+    public func completesLine(at cell: Int) -> Bool { winningLine(through: cell) != nil }
+
+    /// The first complete line through `cell`, in `BoardSize.lines` order. After a move on a
+    /// board that had no winner, this is `winningLine` without scanning the whole board.
+    public func winningLine(through cell: Int) -> WinningLine? {
         let piece = cells[cell]
-        guard piece != .empty else { return false }
-        return linesByCell.through[cell].contains { line in line.allSatisfy { cells[$0] == piece } }
+        guard piece != .empty else { return nil }
+        for line in linesByCell.through[cell] where line.allSatisfy({ cells[$0] == piece }) {
+            return WinningLine(piece: piece, cells: line)
+        }
+        return nil
     }
 
     public var outcome: Outcome {
         if let line = winningLine { return .won(line) }
+        return isFull ? .draw : .inProgress
+    }
+
+    /// `outcome` after a move on `cell` to a board that had no winner (checks only its lines).
+    public func outcome(after cell: Int) -> Outcome {
+        if let line = winningLine(through: cell) { return .won(line) }
         return isFull ? .draw : .inProgress
     }
 

@@ -77,7 +77,8 @@ public struct Bot: Sendable {
                                                      using rng: inout R,
                                                      budget: SearchBudget = .unlimited) -> Int {
         precondition(piece != .empty, "a bot plays O or X")
-        precondition(board.outcome == .inProgress, "a bot moves only in a game in progress")
+        precondition(!board.isFull, "a bot moves only on a board with room")
+        assert(board.outcome == .inProgress, "a bot moves only in a game in progress") // a scan: debug builds
         switch level {
         case .random:
             return Self.randomMove(on: board, using: &rng)
@@ -118,9 +119,15 @@ public struct Bot: Sendable {
     }
 
     private static func randomMove<R: RandomNumberGenerator>(on board: Board, using rng: inout R) -> Int {
-        let empty = board.emptyCells
-        precondition(!empty.isEmpty, "a bot moves only on a board with room")
-        return empty[Int.random(in: empty.indices, using: &rng)]
+        let emptyCount = board.size.cellCount - board.filledCount
+        precondition(emptyCount > 0, "a bot moves only on a board with room")
+        // The n-th empty cell, found without building the list of them.
+        var n = Int.random(in: 0..<emptyCount, using: &rng)
+        for cell in 0..<board.size.cellCount where board[cell] == .empty {
+            if n == 0 { return cell }
+            n -= 1
+        }
+        preconditionFailure("filledCount disagrees with the cells")
     }
 }
 

@@ -184,7 +184,7 @@ public struct GameSession {
             moves.append(cell)
             emit(.send(.move(cell: UInt16(cell))))
             emit(.show(.board(board)))
-            if !finishIfOver(ending: .ourMove, now: now) {
+            if !finishIfOver(after: cell, ending: .ourMove, now: now) {
                 state = .opponentTurn
                 emit(.show(.opponentTurn))
             }
@@ -321,7 +321,7 @@ public struct GameSession {
             moves.append(cell)
             emit(.show(.opponentMoved(cell: cell)))
             emit(.show(.board(board)))
-            if !finishIfOver(ending: .theirMove, now: now) {
+            if !finishIfOver(after: cell, ending: .theirMove, now: now) {
                 state = .myTurn
                 emit(.show(.yourTurn))
             }
@@ -399,9 +399,9 @@ public struct GameSession {
         end(.lost, line: nil, ending: .ourResign, now: now)
     }
 
-    /// Ends the game if the last move won or filled the board.
-    private mutating func finishIfOver(ending: Ending, now: Instant) -> Bool {
-        switch board.outcome {
+    /// Ends the game if the last move (on `cell`) won or filled the board.
+    private mutating func finishIfOver(after cell: Int, ending: Ending, now: Instant) -> Bool {
+        switch board.outcome(after: cell) {
         case .inProgress:
             return false
         case .draw:
