@@ -65,6 +65,8 @@ public struct DaemonCore {
     private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
     private var random: AnyRandom
+    /// The bot's move choices: seeded from `random`, no system call per draw.
+    private var botRandom: Xoshiro256
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
     private var botTurns: [LinkID] = []
     /// Set when bot moves are left for the next turn of the loop (see `runBotTurns`).
@@ -77,7 +79,9 @@ public struct DaemonCore {
 
     public init(config: DaemonConfig) {
         self.config = config
-        self.random = AnyRandom(config.makeRandom())
+        var random = AnyRandom(config.makeRandom())
+        self.botRandom = Xoshiro256(seededFrom: &random)
+        self.random = random
     }
 
     // MARK: - Queries
@@ -499,7 +503,7 @@ public struct DaemonCore {
                     searches -= 1
                 }
                 botTurns.removeFirst()
-                cell = bot.chooseMove(on: game.board, as: game.piece, using: &random, budget: config.botBudget())
+                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: config.botBudget())
             }
             try? links[id]?.game?.handle(.localMove(cell), now: now)
             drainGame(id, now: now)
