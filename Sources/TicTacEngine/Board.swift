@@ -154,6 +154,12 @@ public struct Board: Sendable, Hashable {
         if piece != .empty { filledCount += 1 }
     }
 
+    /// Empties every cell (the same size and line index: cheaper than a new board).
+    public mutating func removeAll() {
+        for i in cells.indices { cells[i] = .empty }
+        filledCount = 0
+    }
+
     /// Empties a cell (bots use it to undo a trial move).
     public mutating func clear(_ cell: Int) {
         if cells[cell] != .empty { filledCount -= 1 }

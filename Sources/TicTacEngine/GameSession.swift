@@ -220,8 +220,8 @@ public struct GameSession {
     // MARK: - Transitions
 
     private mutating func newGame() {
-        board = Board(size: size)
-        moves = []
+        board.removeAll() // keeps the board's line index: a rematch does not rebuild it
+        moves.removeAll(keepingCapacity: true)
         piece = .empty
         nextDeadline = nil
         state = .rollingDice

@@ -10,7 +10,7 @@ import TicTacEngine
 
     /// The check after a move (only the lines through that cell, and the filled count) agrees
     /// with a scan of the whole board, move by move, over random games on several sizes; and
-    /// `clear` keeps the count right.
+    /// `clear` and `removeAll` keep the count right.
     @Test(arguments: [(3, 3, 3), (4, 4, 3), (5, 7, 4), (15, 15, 5), (20, 20, 20)])
     func outcomeAfterAMoveAgreesWithAFullScan(rows: Int, cols: Int, k: Int) throws {
         let size = try BoardSize(rows: rows, cols: cols, k: k)
@@ -32,6 +32,8 @@ import TicTacEngine
             board.clear(order[0])
             board.clear(order[0]) // clearing an empty cell changes nothing
             #expect(board.filledCount == filled - 1)
+            board.removeAll()
+            #expect(board == Board(size: size) && board.isEmpty && board.filledCount == 0)
         }
     }
 }
