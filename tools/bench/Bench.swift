@@ -238,6 +238,8 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
             if samples.count == count { reactor.stop() }
         case let .game(.board(b), _):
             board = b
+        case .game(.gameOver, _):
+            sentAt = 0 // our move ended the game: the bot's next move opens another, not an answer
         case .game(.gameStarted, _):
             board = Board(size: config.size)
         case .game(.yourTurn, _):
