@@ -159,13 +159,16 @@ public struct DaemonCore {
 
     /// The connection is gone (EOF, reset, write queue overflow, or our own close).
     public mutating func linkClosed(_ id: LinkID, reason: String, now: Instant) {
-        guard let link = links.removeValue(forKey: id) else { return }
-        guard let peer = link.peer, link.announced else { return }
+        guard let link = links.removeValue(forKey: id), let peer = link.peer else { return }
         let why = link.closeReason ?? reason
+        // What the link carried ends with it, announced or not (a peer may have used a second
+        // connection before it closed that one).
+        if link.incomingInvite != nil { emit(.inviteCancelled(by: peer)) }
         if let game = link.game {
             scores[peer.id] = game.score
             emit(.disconnected(peer, reason: why))
         }
+        guard link.announced else { return }
         // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
         if let spare = links.values.first(where: { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }) {
             links[spare.id]?.announced = true
@@ -416,6 +419,9 @@ public struct DaemonCore {
             if config.instanceID < peer.id { return }
             link.outgoingInvite = nil
             return accept(id, gameID: invite.gameID, size: size, now: now)
+        }
+        if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.game != nil }) {
+            return send(id, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
         }
         if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
         if isBusy(except: id) { return send(id, .decline(gameID: invite.gameID, reason: .busy)) }

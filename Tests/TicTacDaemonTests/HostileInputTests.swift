@@ -249,6 +249,32 @@ import TicTacWire
         try legitimateGameCompletes()
     }
 
+    /// One instance id on two connections (the second kept as a spare): a second invitation is
+    /// refused as busy (one game per pair), and a game played on the spare ends with a
+    /// `disconnected` when the spare closes.
+    @Test func aSecondConnectionFromTheSamePeerGetsOneGameAndItsEnd() throws {
+        let first = try RawClient(port: daemon.port), spare = try RawClient(port: daemon.port)
+        first.hello(seed: 5)
+        try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
+        spare.hello(seed: 5)
+        try run(reactor, for: .milliseconds(100)) { false }
+        #expect(daemon.connectionCount == 2 && daemon.core.linkCount == 2)
+        let game = ID128(high: 1, low: 1), second = ID128(high: 2, low: 2)
+        spare.send(.invite(Invite(gameID: game)))
+        try #require(try run(reactor, for: .seconds(2)) { spare.poll(); return spare.messages.contains(.accept(gameID: game)) })
+        first.send(.invite(Invite(gameID: second)))
+        #expect(try run(reactor, for: .seconds(2)) {
+            first.poll()
+            return first.messages.contains(.decline(gameID: second, reason: .busy))
+        }, "one game per pair")
+        #expect(daemon.core.gameCount == 1)
+        spare.send(.leave)
+        #expect(try run(reactor, for: .seconds(2)) { log.has { if case .disconnected = $0 { true } else { false } } })
+        #expect(daemon.core.gameCount == 0 && daemon.core.linkCount == 1)
+        #expect(!log.has { if case .peerLost = $0 { true } else { false } }, "the first connection stays")
+        try legitimateGameCompletes()
+    }
+
     @Test func aPeerThatStopsReadingIsDroppedAtTheQueueBound() throws {
         // A small receive buffer, so the daemon's PONGs back up into its own write queue.
         let c = try RawClient(port: daemon.port, receiveBuffer: 4096)
