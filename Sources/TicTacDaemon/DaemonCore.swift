@@ -134,7 +134,13 @@ public struct DaemonCore {
         links[id]?.lastHeard = now
         touched.append(id)
         let version = links[id]?.version
-        if let version, frame.version != version, frame.type != Message.Kind.error.rawValue {
+        // HELLO and ERROR are read whatever the header's version (Protocol.md §4); before the
+        // peer's HELLO nothing else is, whatever it holds.
+        let anyVersion = frame.type == Message.Kind.hello.rawValue || frame.type == Message.Kind.error.rawValue
+        if version == nil, !anyVersion {
+            return fail(id, .unexpectedMessage, "expected HELLO first, got message type \(frame.type)")
+        }
+        if let version, frame.version != version, !anyVersion {
             return fail(id, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
         }
         let message: Message

@@ -104,6 +104,18 @@ import TicTacWire
         let c = try RawClient(port: daemon.port)
         c.send(.move(cell: 4))
         try expectAnswer(c, .unexpectedMessage, "MOVE before HELLO")
+        let other = try RawClient(port: daemon.port)
+        other.send(.move(cell: 4), version: 2)
+        try expectAnswer(other, .unexpectedMessage, "MOVE of another version before HELLO: still not a HELLO")
+    }
+
+    @Test func secondHelloOfAnotherVersion() throws {
+        let c = try RawClient(port: daemon.port)
+        c.hello()
+        var rng = SplitMix64(seed: 1)
+        c.send(.hello(Hello(instanceID: ID128.random(using: &rng), name: try DisplayName("again"), capabilities: [])),
+               version: 2)
+        try expectAnswer(c, .unexpectedMessage, "a second HELLO, whatever its header's version")
     }
 
     // MARK: - Game faults: a scripted peer that plays the protocol by hand
