@@ -65,8 +65,9 @@ public struct DaemonCore {
     private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
     private var random: AnyRandom
-    /// The bot's move choices: seeded from `random`, no system call per draw.
-    private var botRandom: Xoshiro256
+    /// The bot's move choices: seeded from `random`, no system call per draw (die rolls and
+    /// nonces keep `random`, in production the system's cryptographic generator).
+    private var botRandom: SplitMix64
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
     private var botTurns: [LinkID] = []
     /// Set when bot moves are left for the next turn of the loop (see `runBotTurns`).
@@ -80,7 +81,7 @@ public struct DaemonCore {
     public init(config: DaemonConfig) {
         self.config = config
         var random = AnyRandom(config.makeRandom())
-        self.botRandom = Xoshiro256(seededFrom: &random)
+        self.botRandom = SplitMix64(seed: random.next())
         self.random = random
     }
 
@@ -348,7 +349,8 @@ public struct DaemonCore {
             send(new, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
                                      cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
         }
-        if gone.game != nil, let peer = gone.peer {
+        if let game = gone.game, let peer = gone.peer {
+            scores[peer.id] = game.score
             emit(.disconnected(peer, reason: "replaced by a second connection"))
         }
         if !gone.announced, let peer = link.peer {

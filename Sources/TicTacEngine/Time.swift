@@ -29,28 +29,3 @@ public struct AnyRandom: RandomNumberGenerator {
 
     public mutating func next() -> UInt64 { base.next() }
 }
-
-/// xoshiro256** (Blackman and Vigna): a fast generator with no system call per draw, for
-/// choices that need variety but not secrecy (the bot's moves). Die rolls and nonces keep the
-/// injected (in production, the system's cryptographic) generator.
-public struct Xoshiro256: RandomNumberGenerator {
-    private var s: (UInt64, UInt64, UInt64, UInt64)
-
-    /// Seeded with four draws from `seed` (an all-zero state is avoided).
-    public init(seededFrom seed: inout some RandomNumberGenerator) {
-        s = (seed.next(), seed.next(), seed.next(), seed.next())
-        if s == (0, 0, 0, 0) { s.0 = 0x9E37_79B9_7F4A_7C15 }
-    }
-
-    public mutating func next() -> UInt64 {
-        let result = ((s.1 &* 5) << 7 | (s.1 &* 5) >> 57) &* 9
-        let t = s.1 << 17
-        s.2 ^= s.0
-        s.3 ^= s.1
-        s.1 ^= s.2
-        s.0 ^= s.3
-        s.2 ^= t
-        s.3 = s.3 << 45 | s.3 >> 19
-        return result
-    }
-}

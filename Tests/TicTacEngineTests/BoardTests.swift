@@ -14,7 +14,7 @@ import TicTacEngine
     @Test(arguments: [(3, 3, 3), (4, 4, 3), (5, 7, 4), (15, 15, 5), (20, 20, 20)])
     func outcomeAfterAMoveAgreesWithAFullScan(rows: Int, cols: Int, k: Int) throws {
         let size = try BoardSize(rows: rows, cols: cols, k: k)
-        var rng = SplitMix(seed: UInt64(rows * 1000 + cols * 10 + k))
+        var rng = SplitMix64(seed: UInt64(rows * 1000 + cols * 10 + k))
         for _ in 0..<50 {
             var board = Board(size: size)
             var piece = Piece.o
@@ -35,18 +35,5 @@ import TicTacEngine
             board.removeAll()
             #expect(board == Board(size: size) && board.isEmpty && board.filledCount == 0)
         }
-    }
-}
-
-/// A small seeded generator for the test above.
-private struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
