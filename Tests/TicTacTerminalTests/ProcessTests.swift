@@ -143,6 +143,68 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         #expect(b.waitExit() == 0)
     }
 
+    /// Out of file descriptors (EMFILE) with connections waiting in the backlog: the daemon
+    /// stops watching its listener for a moment instead of spinning on it, and takes
+    /// connections again once descriptors are free.
+    @Test func runningOutOfDescriptorsDoesNotSpinTheLoop() throws {
+        let bot = try TicTacProcess(["bot", "--name", "botty", "--json"])
+        let port = try #require(bot.await("ready")?["port"] as? Int)
+        let pid = bot.process.processIdentifier
+        // The lowest limit that leaves the bot 3 free descriptors.
+        let open = Set(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").compactMap { Int($0) })
+        var limit = 0
+        while limit - open.count(where: { $0 < limit }) < 3 { limit += 1 }
+        try setDescriptorLimit(pid, limit)
+
+        var clients: [Int32] = []
+        defer { for fd in clients { close(fd) } }
+        for _ in 0..<10 { // 3 accepted, 7 left in the backlog
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(port).bigEndian),
+                                   sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+            let rc = withUnsafePointer(to: &addr) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            try #require(rc == 0)
+            clients.append(fd)
+        }
+        usleep(200_000)
+        let before = try cpuTicks(pid)
+        usleep(1_000_000)
+        let used = try cpuTicks(pid) - before
+        #expect(used < Int(sysconf(Int32(_SC_CLK_TCK))) / 4, "\(used) clock ticks of CPU in one second at EMFILE")
+
+        for fd in clients { close(fd) }
+        clients = []
+        try setDescriptorLimit(pid, 1024)
+        let player = try TicTacProcess(["play", "--name", "carol", "--json", "--connect", "127.0.0.1:\(port)"])
+        #expect(player.await("peer-found") != nil, "the bot accepts again")
+        player.send("invite botty")
+        #expect(playLowestFree(player, games: 1).count == 1)
+        player.send("quit")
+        #expect(player.waitExit() == 0)
+        bot.process.terminate()
+        #expect(bot.waitExit() == 0)
+    }
+
+    /// Sets another process's RLIMIT_NOFILE with util-linux's prlimit (glibc's prlimit() is not
+    /// visible from Swift).
+    private func setDescriptorLimit(_ pid: Int32, _ limit: Int) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        p.arguments = ["--pid", "\(pid)", "--nofile=\(limit):"] // the soft limit
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0, "prlimit --nofile=\(limit)")
+    }
+
+    /// User plus system CPU time of a process, in clock ticks (/proc/PID/stat fields 14 and 15).
+    private func cpuTicks(_ pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = try #require(stat.split(separator: ")").last).split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
     @Test func aThousandBotGamesAllFinishAndAgree() throws {
         let n = 1000
         let a = try TicTacProcess(["bot", "--name", "a", "--json", "--max-games", "\(n)"])
