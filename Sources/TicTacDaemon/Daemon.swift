@@ -17,6 +17,8 @@ public final class Daemon {
 
     private var listener: TCPListener?
     private var connections: [LinkID: TCPConnection] = [:]
+    /// The core's actions being carried out (kept between calls for its capacity).
+    private var actionBuffer: [DaemonAction] = []
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -131,7 +133,11 @@ public final class Daemon {
     // MARK: - Actions and the timer
 
     private func apply() {
-        for action in core.pollActions() {
+        var pending: [DaemonAction] = []
+        swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
+        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &actionBuffer) }
+        core.pollActions(into: &pending)
+        for action in pending {
             switch action {
             case let .send(id, bytes):
                 connections[id]?.send(bytes)

@@ -64,6 +64,8 @@ public struct DaemonCore {
     /// Each present peer's running score from earlier matches (a new match carries it on).
     private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
+    /// A game's actions being handled (kept between frames for its capacity).
+    private var gameActions: [GameAction] = []
     private var random: AnyRandom
     /// The bot's move choices: seeded from `random`, no system call per draw (die rolls and
     /// nonces keep `random`, in production the system's cryptographic generator).
@@ -116,6 +118,17 @@ public struct DaemonCore {
         var out: [DaemonAction] = []
         swap(&out, &actions)
         return out
+    }
+
+    /// The same, into `out`: pass an empty array with capacity and the buffers trade places
+    /// (nothing allocated per frame).
+    public mutating func pollActions(into out: inout [DaemonAction]) {
+        if out.isEmpty {
+            swap(&out, &actions)
+        } else {
+            out.append(contentsOf: actions)
+            actions.removeAll(keepingCapacity: true)
+        }
     }
 
     // MARK: - Link inputs
@@ -472,7 +485,10 @@ public struct DaemonCore {
     /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
     private mutating func drainGame(_ id: LinkID, now: Instant) {
         guard let peer = links[id]?.peer else { return }
-        var pending = links[id]?.game?.pollActions() ?? []
+        var pending: [GameAction] = []
+        swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
+        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
+        links[id]?.game?.pollActions(into: &pending)
         while !pending.isEmpty {
             for action in pending {
                 switch action {
@@ -492,7 +508,8 @@ public struct DaemonCore {
                     return fail(id, code, text)
                 }
             }
-            pending = links[id]?.game?.pollActions() ?? [] // a bot's rematch queues more
+            pending.removeAll(keepingCapacity: true)
+            links[id]?.game?.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
 

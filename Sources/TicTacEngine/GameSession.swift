@@ -170,6 +170,17 @@ public struct GameSession {
         return out
     }
 
+    /// The same, into `out`. Pass an empty array whose capacity is kept (emptied with
+    /// `removeAll(keepingCapacity: true)`): the two buffers trade places and nothing is allocated.
+    public mutating func pollActions(into out: inout [GameAction]) {
+        if out.isEmpty {
+            swap(&out, &actions)
+        } else {
+            out.append(contentsOf: actions)
+            actions.removeAll(keepingCapacity: true)
+        }
+    }
+
     /// Feeds one input. Local commands that cannot be done throw and change nothing; remote
     /// faults never throw: they become a `.fail` action.
     public mutating func handle(_ input: GameInput, now: Instant) throws(LocalActionError) {

@@ -15,6 +15,14 @@ public struct ByteWriter: Sendable {
     public mutating func write(_ raw: some Sequence<UInt8>) {
         bytes.append(contentsOf: raw)
     }
+
+    /// Replaces bytes already written, big-endian from `offset` on (a header filled in afterwards).
+    public mutating func overwrite<T: FixedWidthInteger>(at offset: Int, _ value: T) {
+        let size = MemoryLayout<T>.size
+        for i in 0..<size {
+            bytes[offset + i] = UInt8(truncatingIfNeeded: value >> ((size - 1 - i) * 8))
+        }
+    }
 }
 
 /// Reads big-endian integers from a byte slice; every read is bounds-checked and a short

@@ -3,8 +3,28 @@
 /// later version can add fields), refuse a repeated tag, and check each known field's length.
 struct FieldWriter {
     private var w = ByteWriter()
+    private var headerRoom = 0
+
+    init() {}
+
+    /// Leaves `headerRoom` bytes in front of the fields for `framed`.
+    init(headerRoom: Int) {
+        w = ByteWriter(capacity: headerRoom + 48)
+        w.write(repeatElement(0, count: headerRoom))
+        self.headerRoom = headerRoom
+    }
 
     var bytes: [UInt8] { w.bytes }
+
+    /// The frame's bytes (Protocol.md §2): the header written into the room left in front.
+    mutating func framed(version: UInt8, type: UInt8) -> [UInt8] {
+        for (i, byte) in Frame.magic.enumerated() { w.overwrite(at: i, byte) }
+        w.overwrite(at: 4, version)
+        w.overwrite(at: 5, type)
+        w.overwrite(at: 6, UInt16(0)) // flags: none
+        w.overwrite(at: 8, UInt32(w.bytes.count - headerRoom))
+        return w.bytes
+    }
 
     mutating func raw(_ tag: UInt8, _ value: some Collection<UInt8>) {
         w.write(tag)

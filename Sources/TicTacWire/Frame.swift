@@ -51,8 +51,8 @@ public struct Frame: Sendable, Equatable {
 
     static func parseHeader(_ bytes: ArraySlice<UInt8>) throws(WireError) -> Header {
         var r = ByteReader(bytes)
-        let magic = Array(try r.read(count: 4))
-        guard magic == Self.magic else { throw .badMagic(magic) }
+        let magic = try r.read(count: 4)
+        guard magic.elementsEqual(Self.magic) else { throw .badMagic(Array(magic)) }
         let version: UInt8 = try r.read()
         let type: UInt8 = try r.read()
         let flags: UInt16 = try r.read()

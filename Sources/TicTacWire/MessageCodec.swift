@@ -5,6 +5,12 @@ extension Message {
     /// The payload's TLV fields, in ascending tag order.
     public var payload: [UInt8] {
         var f = FieldWriter()
+        write(into: &f)
+        return f.bytes
+    }
+
+    /// Appends the payload's fields.
+    private func write(into f: inout FieldWriter) {
         switch self {
         case let .hello(h):
             f.int(1, h.minVersion)
@@ -54,7 +60,6 @@ extension Message {
             f.int(4, s.y)
             f.raw(5, [s.red, s.green, s.blue])
         }
-        return f.bytes
     }
 
     /// The message as a frame of the given protocol version.
@@ -64,7 +69,10 @@ extension Message {
 
     /// The message's bytes on the wire: header and payload.
     public func encoded(version: UInt8 = ProtocolVersion.current) -> [UInt8] {
-        frame(version: version).bytes
+        // One buffer: the header's room first, the fields after it, then the header itself.
+        var f = FieldWriter(headerRoom: Frame.headerLength)
+        write(into: &f)
+        return f.framed(version: version, type: kind.rawValue)
     }
 
     /// Decodes a frame's message. HELLO and ERROR are frozen across versions and decode under any

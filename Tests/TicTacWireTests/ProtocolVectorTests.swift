@@ -96,6 +96,7 @@ import Testing
                 continue
             }
             #expect(m.encoded() == v.bytes, "\(v.name): codec gives \(m.encoded().map { String(format: "%02x", $0) }.joined())")
+            #expect(m.frame().bytes == v.bytes, "\(v.name): through Frame")
             var d = FrameDecoder()
             d.feed(v.bytes)
             let decoded = try d.next().map { try Message(frame: $0) }
