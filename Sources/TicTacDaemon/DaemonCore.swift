@@ -534,7 +534,8 @@ public struct DaemonCore {
                     searches -= 1
                 }
                 botTurns.removeFirst()
-                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: config.botBudget())
+                let budget = bot.searches(on: game.size) ? config.botBudget() : .unlimited // (a clock, allocated)
+                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: budget)
             }
             try? links[id]?.game?.handle(.localMove(cell), now: now)
             drainGame(id, now: now)

@@ -56,16 +56,14 @@ struct Epoll: ~Copyable {
         _ = epoll_ctl(fd, EPOLL_CTL_DEL, target, &ev) // the fd may already be closed: nothing to do
     }
 
-    /// Waits up to `timeoutMs` (-1 forever); returns the ready tokens. EINTR returns none.
+    /// Waits up to `timeoutMs` (-1 forever); appends the ready tokens to `batch`. EINTR adds none.
     /// The batch is returned, not dispatched, so handlers may change registrations freely.
-    mutating func poll(timeoutMs: Int32) throws(NetError) -> [(token: UInt64, ready: Interest)] {
+    mutating func poll(timeoutMs: Int32, into batch: inout [(token: UInt64, ready: Interest)]) throws(NetError) {
         let n = events.withUnsafeMutableBufferPointer { epoll_wait(fd, $0.baseAddress, Int32($0.count), timeoutMs) }
         if n < 0 {
-            if errno == EINTR { return [] }
+            if errno == EINTR { return }
             throw .last("epoll_wait")
         }
-        var batch: [(token: UInt64, ready: Interest)] = []
-        batch.reserveCapacity(Int(n))
         for i in 0..<Int(n) {
             let e = events[i]
             var ready: Interest = []
@@ -74,6 +72,5 @@ struct Epoll: ~Copyable {
             if e.events & (EPOLLHUP.rawValue | EPOLLERR.rawValue | EPOLLRDHUP.rawValue) != 0 { ready.insert(.hangup) }
             batch.append((e.data.u64, ready))
         }
-        return batch
     }
 }

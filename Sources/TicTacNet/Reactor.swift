@@ -28,6 +28,7 @@ public final class Reactor {
     private var timers: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
     private var stopped = false
+    private var readyBatch: [(token: UInt64, ready: Interest)] = []
 
     public init() throws(NetError) {
         epoll = try Epoll()
@@ -119,7 +120,11 @@ public final class Reactor {
             let ms = Int32(clamping: (maxWait.components.seconds * 1000) + maxWait.components.attoseconds / 1_000_000_000_000_000)
             timeout = timeout < 0 ? ms : min(timeout, ms)
         }
-        for (token, ready) in try epoll.poll(timeoutMs: timeout) {
+        var batch: [(token: UInt64, ready: Interest)] = []
+        swap(&batch, &readyBatch) // reused between turns: no allocation per wake-up
+        defer { batch.removeAll(keepingCapacity: true); swap(&batch, &readyBatch) }
+        try epoll.poll(timeoutMs: timeout, into: &batch)
+        for (token, ready) in batch {
             let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
             let generation = UInt32(truncatingIfNeeded: token >> 32)
             // A callback earlier in this batch may have closed or replaced the fd.

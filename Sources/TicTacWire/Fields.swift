@@ -2,14 +2,12 @@
 /// Senders write fields in ascending tag order. Receivers skip tags they do not know (so a
 /// later version can add fields), refuse a repeated tag, and check each known field's length.
 struct FieldWriter {
-    private var w = ByteWriter()
-    private var headerRoom = 0
-
-    init() {}
+    private var w: ByteWriter
+    private let headerRoom: Int
 
     /// Leaves `headerRoom` bytes in front of the fields for `framed`.
-    init(headerRoom: Int) {
-        w = ByteWriter(capacity: headerRoom + 48)
+    init(headerRoom: Int = 0) {
+        w = ByteWriter(capacity: headerRoom + 52) // every message but HELLO and ERROR fits
         w.write(repeatElement(0, count: headerRoom))
         self.headerRoom = headerRoom
     }
@@ -53,6 +51,7 @@ struct Fields {
 
     init(type: UInt8, payload: [UInt8]) throws(WireError) {
         self.type = type
+        values.reserveCapacity(min(8, payload.count / 3)) // a field takes 3 bytes at least
         var r = ByteReader(payload)
         while r.remaining > 0 {
             let tag: UInt8 = try r.read()

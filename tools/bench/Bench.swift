@@ -241,7 +241,7 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
         case .game(.gameOver, _):
             sentAt = 0 // our move ended the game: the bot's next move opens another, not an answer
         case .game(.gameStarted, _):
-            board = Board(size: config.size)
+            board.removeAll() // keeps its line index (a new one per game allocates)
         case .game(.yourTurn, _):
             // After the handler returns: the event arrives inside the daemon's own dispatch.
             reactor.schedule(after: .zero) { play() }
