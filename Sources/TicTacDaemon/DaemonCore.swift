@@ -96,6 +96,8 @@ public struct DaemonCore {
     }
 
     public var linkCount: Int { links.count }
+    /// Peers whose score is kept (for tests: bounded by the links).
+    var rememberedScores: Int { scores.count }
 
     /// The game a human is playing (the one `move`, `new` and `resign` go to).
     public var currentGame: GameSession? {
@@ -181,20 +183,24 @@ public struct DaemonCore {
     public mutating func linkClosed(_ id: LinkID, reason: String, now: Instant) {
         guard let link = links.removeValue(forKey: id), let peer = link.peer else { return }
         let why = link.closeReason ?? reason
+        // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
+        let spare = links.values.first { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }
+        let peerStays = !link.announced || spare != nil
         // What the link carried ends with it, announced or not (a peer may have used a second
-        // connection before it closed that one).
-        if link.incomingInvite != nil { emit(.inviteCancelled(by: peer)) }
-        if let game = link.game {
-            scores[peer.id] = game.score
-            emit(.disconnected(peer, reason: why))
+        // connection before it closed that one). If the peer goes, `peerLost` says it all.
+        if link.incomingInvite != nil, peerStays { emit(.inviteCancelled(by: peer)) }
+        if link.game != nil { emit(.disconnected(peer, reason: why)) }
+        // Kept while some link to the peer remains (so the table is bounded by the links).
+        if links.values.contains(where: { $0.peer?.id == peer.id }) {
+            if let game = link.game { scores[peer.id] = game.score }
+        } else {
+            scores[peer.id] = nil
         }
         guard link.announced else { return }
-        // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
-        if let spare = links.values.first(where: { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }) {
+        if let spare {
             links[spare.id]?.announced = true
             return
         }
-        scores[peer.id] = nil // kept while the peer stays (and so bounded by the links)
         emit(.peerLost(peer, reason: why))
     }
 

@@ -69,6 +69,8 @@ struct FullScreenModel {
     private(set) var cursor = 0
     /// Score against the current opponent.
     private(set) var score = Score()
+    /// Whose score `score` is: the daemon keeps it per peer while that peer stays connected.
+    private var scoreOpponent: ID128?
 
     init(color: Bool, unicode: Bool = true) {
         self.color = color
@@ -102,6 +104,7 @@ struct FullScreenModel {
             let keep = selectedPeer?.id
             let index = selected
             peers.removeAll { $0.id == p.id }
+            if scoreOpponent == p.id { score = Score() } // gone: the daemon forgets it too
             if keep == p.id {
                 selected = min(index, max(0, peers.count - 1))
             } else {
@@ -152,7 +155,8 @@ struct FullScreenModel {
     private mutating func apply(_ event: GameEvent, opponent: Opponent) {
         switch event {
         case let .gameStarted(piece, first, size):
-            if game?.opponent.id != opponent.id { score = Score() }
+            if scoreOpponent != opponent.id { score = Score() }
+            scoreOpponent = opponent.id
             if game?.size != size || !(0..<size.cellCount).contains(cursor) {
                 cursor = (size.rows / 2) * size.cols + size.cols / 2
             }
@@ -182,6 +186,7 @@ struct FullScreenModel {
             game?.phase = .over(result, line: line ?? [], resigned: resigned)
         case let .score(s):
             score = s
+            scoreOpponent = opponent.id
         case .interrupted:
             game = nil
             notice = Notice(title: Self.disconnectedTitle, text: Self.disconnectedText, tone: .alert)

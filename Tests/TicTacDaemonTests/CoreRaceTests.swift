@@ -107,6 +107,12 @@ struct CoreNet {
         }
     }
 
+    /// Delivers a message to core `i` on `link` as if its peer had sent it.
+    mutating func inject(_ message: Message, to i: Int, link: LinkID) {
+        cores[i].linkReceived(link, message.frame(), now: now)
+        collect()
+    }
+
     /// The connection drops (both ends see it close).
     mutating func close(_ id: LinkID) {
         guard let (a, b) = wires[id], !closed.contains(id) else { return }
@@ -211,6 +217,42 @@ struct CoreNet {
         n.settle()
         expectCleanLobbyAndNewMatch(&n)
         #expect(n.game(0)?.score == Score() && n.game(1)?.score == Score())
+    }
+
+    /// ben's second connection: core 0 has heard its HELLO (a spare there), ben has not yet
+    /// heard core 0's, so it keeps the link open.
+    private func netWithSpare(annIsBot: Bool) -> (CoreNet, spare: LinkID) {
+        var n = CoreNet(config("ann", seed: 31, bot: annIsBot ? .random : nil), config("ben", seed: 32))
+        _ = n.connect(dialler: 1)
+        n.settle()
+        let spare = n.connect(dialler: 1)
+        n.deliver(to: 0, link: spare)
+        return (n, spare)
+    }
+
+    @Test func linksClosingTogetherLeaveNoScoreBehind() throws {
+        var (n, spare) = netWithSpare(annIsBot: true)
+        #expect(n.cores[0].linkCount == 2)
+        n.inject(.invite(Invite(gameID: ID128(high: 9, low: 9))), to: 0, link: spare)
+        #expect(n.cores[0].gameCount == 1, "the bot plays on the spare")
+        n.advance(by: .seconds(6)) // both links silent: one timeout closes both
+        #expect(n.cores[0].linkCount == 0)
+        #expect(n.cores[0].rememberedScores == 0, "nobody left to keep a score for")
+        #expect(n.count(0) { if case .peerLost = $0 { true } else { false } } == 1)
+        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)
+    }
+
+    @Test func anInvitationEndsWithItsLinkAndPeerLostSaysWhy() throws {
+        var (n, spare) = netWithSpare(annIsBot: false)
+        n.inject(.invite(Invite(gameID: ID128(high: 9, low: 9))), to: 0, link: spare)
+        #expect(n.count(0) { if case .invited = $0 { true } else { false } } == 1)
+        n.close(spare) // the peer stays (its first link): the invitation is withdrawn
+        #expect(n.count(0) { if case .inviteCancelled = $0 { true } else { false } } == 1)
+        try n.command(1, .invite("ann"))
+        n.settle()
+        n.close(1) // the peer goes: peer-lost alone, not a "withdrew" before it
+        #expect(n.count(0) { if case .inviteCancelled = $0 { true } else { false } } == 1)
+        #expect(n.count(0) { if case .peerLost = $0 { true } else { false } } == 1)
     }
 
     @Test func bothLeavingAtOnceIsQuiet() throws {

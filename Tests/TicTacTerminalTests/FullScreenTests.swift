@@ -319,6 +319,21 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         expectFits(m, width: 40, height: 10)
     }
 
+    /// The daemon keeps the score per peer while it stays: a new match with the same player
+    /// shows it from its first game; a player who left starts again from nothing.
+    @Test func theScoreCarriesAcrossMatchesWithTheSamePeer() {
+        var m = gameModel()
+        m.apply(.game(.score(Score(won: 1)), opponent: bobOpponent))
+        m.apply(.matchEnded(bob, byUs: true))
+        m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: bobOpponent))
+        #expect(m.score == Score(won: 1))
+        #expect(screen(m).contains { $0.contains("won 1") })
+        m.apply(.peerLost(bob, reason: "bob left"))
+        m.apply(.peerFound(bob))
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        #expect(m.score == Score())
+    }
+
     @Test func lobbyWithThirtyPeersFits() throws {
         var m = FullScreenModel(color: true)
         m.apply(.ready(name: String(repeating: "long name ", count: 6), id: ID128(high: 1, low: 1), port: 50123))
