@@ -41,11 +41,18 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "Pieces in a row that win (3 up to the longer side).")
     var k = 3
 
+    @Option(help: ArgumentHelp("A peer silent this long (2-300) is gone; PING goes after 1 s of silence.",
+                               valueName: "seconds"))
+    var peerTimeout = 5
+
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
     func validate() throws {
         if let name { _ = try checked(try DisplayName(name)) }
+        guard (2...300).contains(peerTimeout) else {
+            throw ValidationError("--peer-timeout must be 2 to 300 seconds")
+        }
         _ = try boardSize()
         for peer in connect { _ = try checked(SocketAddress.resolve(peer)) }
     }
@@ -75,6 +82,7 @@ struct DaemonOptions: ParsableArguments {
         var config = DaemonConfig(instanceID: ID128.random(using: &system), name: name,
                                   capabilities: capabilities, makeRandom: { SystemRandomNumberGenerator() })
         config.size = try boardSize()
+        config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.botBudget = BotCommand.clockBudget
         return try checked(Daemon(reactor: reactor, config: config, port: port))
@@ -102,10 +110,12 @@ struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Play tic-tac-toe from this terminal: against peers, or the bot with --local.",
         discussion: """
-        Without --local this starts a daemon: it listens on TCP, connects to the peers given with
-        --connect, and lets you invite them (or be invited). Plain mode (--plain, or automatically
-        when standard input is not a terminal) reads one command per line (move N, new, resign,
-        quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line;
+        Without --local this starts a daemon: it listens on TCP, connects to the peers given with \
+        --connect, and lets you invite them (or be invited).
+
+        Plain mode (--plain, or automatically \
+        when standard input is not a terminal) reads one command per line (move N, new, resign, \
+        quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line; \
         --json prints each event as a JSON object. See README.md, "Plain mode".
         """
     )
@@ -158,8 +168,8 @@ struct BotCommand: ParsableCommand {
         commandName: "bot",
         abstract: "Run a headless bot: it accepts every invitation and plays.",
         discussion: """
-        The bot listens on TCP (--port), and with --connect dials peers and invites them. It prints
-        one line per finished game (with --json, a JSON object) and exits on SIGINT/SIGTERM or
+        The bot listens on TCP (--port), and with --connect dials peers and invites them. It prints \
+        one line per finished game (with --json, a JSON object) and exits on SIGINT/SIGTERM or \
         after --max-games games, telling its peers it leaves.
         """
     )

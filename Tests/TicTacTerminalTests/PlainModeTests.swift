@@ -188,6 +188,8 @@ import TicTacWire
         let r = try run(["play", "--local", "--rows", "99"], input: "")
         #expect(r.status != 0)
         #expect(r.err.contains("out of range"))
+        let t = try run(["bot", "--peer-timeout", "0"], input: "")
+        #expect(t.status != 0 && t.err.contains("--peer-timeout must be 2 to 300 seconds"))
         let v = try run(["--version"], input: "")
         #expect(v.status == 0 && v.out.hasPrefix("tictac "))
     }

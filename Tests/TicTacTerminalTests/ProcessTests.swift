@@ -1,6 +1,8 @@
 import Foundation
 import Glibc
 import Testing
+import TicTacEngine
+import TicTacWire
 
 /// A `tictac` process driven over pipes, read one JSON event at a time with a deadline.
 final class TicTacProcess {
@@ -158,16 +160,7 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
 
         var clients: [Int32] = []
         defer { for fd in clients { close(fd) } }
-        for _ in 0..<10 { // 3 accepted, 7 left in the backlog
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(port).bigEndian),
-                                   sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-            let rc = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            try #require(rc == 0)
-            clients.append(fd)
-        }
+        for _ in 0..<10 { clients.append(try dial(port)) } // 3 accepted, 7 left in the backlog
         usleep(200_000)
         let before = try cpuTicks(pid)
         usleep(1_000_000)
@@ -185,6 +178,46 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         #expect(player.waitExit() == 0)
         bot.process.terminate()
         #expect(bot.waitExit() == 0)
+    }
+
+    /// `--peer-timeout 2`: a peer that says HELLO and then nothing is gone after 2 s (the
+    /// default would be 5 s), told so with ERROR timeout.
+    @Test func peerTimeoutOption() throws {
+        let bot = try TicTacProcess(["bot", "--name", "botty", "--json", "--peer-timeout", "2"])
+        let port = try #require(bot.await("ready")?["port"] as? Int)
+        let fd = try dial(port)
+        defer { close(fd) }
+        var rng = SplitMix64(seed: 3)
+        let hello = Message.hello(Hello(instanceID: ID128.random(using: &rng), name: try DisplayName("mute"),
+                                        capabilities: [.tictactoe])).encoded()
+        _ = hello.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var decoder = FrameDecoder()
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end = Date().addingTimeInterval(4)
+        var closed = false
+        while !closed, Date() < end, poll(&p, 1, 100) >= 0 {
+            let n = read(fd, &buffer, buffer.count)
+            if n > 0 { decoder.feed(buffer[0..<n]) } else if n == 0 { closed = true }
+        }
+        var messages: [Message] = []
+        while let f = try? decoder.next() { if let m = try? Message(frame: f) { messages.append(m) } }
+        #expect(closed, "closed within 4 s")
+        #expect(messages.contains { if case .error(ErrorCode.timeout.rawValue, _) = $0 { true } else { false } })
+        bot.process.terminate()
+        #expect(bot.waitExit() == 0)
+    }
+
+    /// A blocking loopback connection to `port`.
+    private func dial(_ port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: in_port_t(UInt16(port).bigEndian),
+                               sin_addr: in_addr(s_addr: UInt32(0x7F00_0001).bigEndian), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(fd >= 0 && rc == 0)
+        return fd
     }
 
     /// Sets another process's RLIMIT_NOFILE with util-linux's prlimit (glibc's prlimit() is not
