@@ -197,8 +197,10 @@ public struct DaemonCore {
             scores[peer.id] = nil
         }
         guard link.announced else { return }
-        if let spare {
-            links[spare.id]?.announced = true
+        // The peer is still here through a spare; or another of its links is closing too, and
+        // the last one to close reports the peer's end (after what it carried).
+        if let other = spare ?? links.values.first(where: { $0.peer?.id == peer.id }) {
+            links[other.id]?.announced = true
             return
         }
         emit(.peerLost(peer, reason: why))

@@ -238,8 +238,14 @@ struct CoreNet {
         n.advance(by: .seconds(6)) // both links silent: one timeout closes both
         #expect(n.cores[0].linkCount == 0)
         #expect(n.cores[0].rememberedScores == 0, "nobody left to keep a score for")
-        #expect(n.count(0) { if case .peerLost = $0 { true } else { false } } == 1)
-        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)
+        let ends = n.events[0].compactMap { e -> String? in
+            switch e {
+            case .peerLost: "peer-lost"
+            case .disconnected: "disconnected"
+            default: nil
+            }
+        }
+        #expect(ends == ["disconnected", "peer-lost"], "the game's end, then the peer's, once each")
     }
 
     @Test func anInvitationEndsWithItsLinkAndPeerLostSaysWhy() throws {
