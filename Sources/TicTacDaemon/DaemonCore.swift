@@ -122,15 +122,11 @@ public struct DaemonCore {
         return out
     }
 
-    /// The same, into `out`: pass an empty array with capacity and the buffers trade places
+    /// The same, into `out`: an empty array whose capacity is kept. The buffers trade places
     /// (nothing allocated per frame).
     public mutating func pollActions(into out: inout [DaemonAction]) {
-        if out.isEmpty {
-            swap(&out, &actions)
-        } else {
-            out.append(contentsOf: actions)
-            actions.removeAll(keepingCapacity: true)
-        }
+        precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
+        swap(&out, &actions)
     }
 
     // MARK: - Link inputs
@@ -542,7 +538,8 @@ public struct DaemonCore {
                     searches -= 1
                 }
                 botTurns.removeFirst()
-                let budget = bot.searches(on: game.size) ? config.botBudget() : .unlimited // (a clock, allocated)
+                // A budget is a clock closure (an allocation): only a search reads it.
+                let budget = bot.searches(on: game.size) ? config.botBudget() : .unlimited
                 cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: budget)
             }
             try? links[id]?.game?.handle(.localMove(cell), now: now)

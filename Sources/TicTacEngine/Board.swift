@@ -177,9 +177,6 @@ public struct Board: Sendable, Hashable {
         return nil
     }
 
-    /// True when the piece on `cell` completes a line through it (fast check after a move).
-    public func completesLine(at cell: Int) -> Bool { winningLine(through: cell) != nil }
-
     /// The first complete line through `cell`, in `BoardSize.lines` order. After a move on a
     /// board that had no winner, this is `winningLine` without scanning the whole board.
     public func winningLine(through cell: Int) -> WinningLine? {

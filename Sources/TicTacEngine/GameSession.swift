@@ -170,15 +170,11 @@ public struct GameSession {
         return out
     }
 
-    /// The same, into `out`. Pass an empty array whose capacity is kept (emptied with
-    /// `removeAll(keepingCapacity: true)`): the two buffers trade places and nothing is allocated.
+    /// The same, into `out`: an empty array whose capacity is kept (emptied with
+    /// `removeAll(keepingCapacity: true)`). The two buffers trade places; nothing is allocated.
     public mutating func pollActions(into out: inout [GameAction]) {
-        if out.isEmpty {
-            swap(&out, &actions)
-        } else {
-            out.append(contentsOf: actions)
-            actions.removeAll(keepingCapacity: true)
-        }
+        precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
+        swap(&out, &actions)
     }
 
     /// Feeds one input. Local commands that cannot be done throw and change nothing; remote

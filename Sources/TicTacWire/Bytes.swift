@@ -17,7 +17,7 @@ public struct ByteWriter: Sendable {
     }
 
     /// Replaces bytes already written, big-endian from `offset` on (a header filled in afterwards).
-    public mutating func overwrite<T: FixedWidthInteger>(at offset: Int, _ value: T) {
+    mutating func overwrite<T: FixedWidthInteger>(at offset: Int, _ value: T) {
         let size = MemoryLayout<T>.size
         for i in 0..<size {
             bytes[offset + i] = UInt8(truncatingIfNeeded: value >> ((size - 1 - i) * 8))

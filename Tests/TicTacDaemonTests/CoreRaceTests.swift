@@ -136,6 +136,16 @@ struct CoreNet {
         return n
     }
 
+    /// ann invited ben and ben accepted: a match between them.
+    private func netInMatch() throws -> CoreNet {
+        var n = net()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        return n
+    }
+
     private func isPlaying(_ g: GameSession?) -> Bool { g?.state == .myTurn || g?.state == .opponentTurn }
 
     /// Both in the lobby again, then a fresh match starts and reaches its first move.
@@ -177,11 +187,7 @@ struct CoreNet {
     }
 
     @Test func leavingAMatchFreesBothPlayers() throws {
-        var n = net()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        var n = try netInMatch()
         #expect(isPlaying(n.game(0)) && isPlaying(n.game(1)))
         // Whoever is to move plays while the other leaves: the MOVE crosses the CANCEL.
         let mover = n.game(0)?.state == .myTurn ? 0 : 1
@@ -195,11 +201,7 @@ struct CoreNet {
     }
 
     @Test func theScoreCarriesOnIntoTheNextMatchWithTheSamePeer() throws {
-        var n = net()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        var n = try netInMatch()
         try n.command(0, .resign)
         n.settle()
         #expect(n.game(0)?.score == Score(lost: 1) && n.game(1)?.score == Score(won: 1))
@@ -262,11 +264,7 @@ struct CoreNet {
     }
 
     @Test func bothLeavingAtOnceIsQuiet() throws {
-        var n = net()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        var n = try netInMatch()
         try n.command(0, .leaveMatch)
         try n.command(1, .leaveMatch)
         n.settle()
