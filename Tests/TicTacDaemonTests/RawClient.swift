@@ -13,8 +13,8 @@ final class RawClient {
     private(set) var closedByPeer = false
 
     /// `receiveBuffer` sets SO_RCVBUF before connecting, so the window is small from the start
-    /// (shrinking it on a connection that already advertised a large window makes the kernel
-    /// drop segments and stall the connection for seconds).
+    /// (shrinking it on a connection that had already advertised a large window stalled that
+    /// connection for seconds here: no data reached the daemon while our sends still succeeded).
     init(port: UInt16, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0, let address = SocketAddress(ip: "127.0.0.1", port: port) else { throw NetError.last("socket") }
