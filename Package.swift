@@ -20,29 +20,32 @@ let package = Package(
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
         // (so the fuzz target can compile it on its own).
         .target(name: "TicTacWire", swiftSettings: optimized),
+        // Monotonic instants and the deadline heap: a leaf every layer may import.
+        .target(name: "TicTacTime", swiftSettings: optimized),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
         .target(name: "TicTacEngine", dependencies: [
-            "TicTacWire",
+            "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: optimized),
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
-        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacEngine"], swiftSettings: optimized),
+        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime", "TicTacWire"], swiftSettings: optimized),
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
-        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire"], swiftSettings: optimized),
+        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"], swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacNet", "TicTacWire",
+            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacNet", "TicTacWire", "TicTacTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
-        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire"]),
-        .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacEngine"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon"]),
+        .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
+        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime"]),
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -4,6 +4,7 @@ import Glibc
 import TicTacEngine
 import TicTacNet
 import TicTacWire
+import TicTacTime
 
 /// The daemon's I/O shell: owns the listener and the connections on a Reactor and does what
 /// DaemonCore's actions say. Several daemons can share one reactor (as the tests do).

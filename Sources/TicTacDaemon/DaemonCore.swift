@@ -1,5 +1,6 @@
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 // Theory of operation
 //

@@ -1,4 +1,5 @@
 import TicTacWire
+import TicTacTime
 
 // Theory of operation
 //

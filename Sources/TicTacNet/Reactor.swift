@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TicTacEngine
+import TicTacTime
 
 /// One thread, one loop: every file descriptor and timer of a daemon is owned here (as Redis'
 /// ae.c). Not thread-safe by design; everything runs on the thread that calls `run()`.

@@ -1,5 +1,6 @@
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 /// A game against the bot with no network: the player's GameSession and the bot's GameSession
 /// joined by an in-process link that carries real encoded frames, so the local game runs the

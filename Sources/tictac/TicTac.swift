@@ -8,6 +8,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacTerminal
 import TicTacWire
+import TicTacTime
 
 @main
 struct TicTac: ParsableCommand {

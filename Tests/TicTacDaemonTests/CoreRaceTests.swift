@@ -2,6 +2,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+import TicTacTime
 
 /// DaemonCores joined by in-memory links whose delivery the test controls, so messages can be
 /// made to cross exactly: both sides act before either hears the other. Bytes go through the

@@ -4,6 +4,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+import TicTacTime
 
 /// Bad input over a real socket: each gets its documented outcome (Protocol.md §5: ERROR then
 /// close, or a close after the handshake timeout), the daemon stays up, and a legitimate game

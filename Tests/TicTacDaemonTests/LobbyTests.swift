@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+import TicTacTime
 
 @Suite(.serialized) struct LobbyTests {
     private func pair(_ a: String, _ b: String, botB: BotLevel? = nil, tweak: (inout DaemonConfig) -> Void = { _ in })

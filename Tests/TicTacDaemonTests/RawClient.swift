@@ -2,6 +2,7 @@ import Glibc
 import TicTacEngine
 import TicTacNet
 import TicTacWire
+import TicTacTime
 
 /// A test peer on a raw loopback socket: writes any bytes, reads whatever the daemon sends.
 /// Blocking connect (the kernel completes it from the listener's backlog), nonblocking reads.

@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+import TicTacTime
 
 /// Seeded generators for a daemon: one fresh SplitMix64 per call, from a counter.
 final class SeededRandoms {

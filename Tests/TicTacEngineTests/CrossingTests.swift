@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 /// Messages that cross on the wire at the end of a game (Protocol.md §8, "Crossing messages"):
 /// both sides do something before either sees the other's message. Each case must end with no

@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 @Suite struct GameSessionTests {
     @Test func startDecidesFirstMoverAndPieces() {

@@ -1,5 +1,6 @@
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 /// Returns the first `shared` values from a common seed, then values from its own seed: two
 /// sessions built with the same `shared` seed roll the same first die (a forced tie).

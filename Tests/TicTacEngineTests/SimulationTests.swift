@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TicTacEngine
 import TicTacWire
+import TicTacTime
 
 /// Two game sessions played by bots over a simulated link with virtual time: each direction
 /// delivers in order (as TCP does) after a random delay, in random chunks through the real

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-import TicTacEngine
+import TicTacTime
 @testable import TicTacNet
 
 @Suite struct ReactorTests {

@@ -1,6 +1,6 @@
 import Glibc
 import Testing
-import TicTacEngine
+import TicTacTime
 import TicTacWire
 @testable import TicTacNet
 

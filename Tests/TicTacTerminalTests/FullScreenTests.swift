@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacTerminal
+import TicTacTime
 
 // Pure tests of the full-screen front: the key parser, the model's key handling and events,
 // and the rendered lines (escape codes stripped, widths counted in columns).

@@ -3,6 +3,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacTerminal
+import TicTacTime
 
 @Suite struct CommandTests {
     @Test func parsesEveryCommand() throws {

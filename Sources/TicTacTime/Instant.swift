@@ -19,13 +19,3 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public var description: String { "\(Double(nanoseconds) / 1e9)s" }
 }
-
-/// Type-erased random number generator, so sessions can hold the system generator in
-/// production and a seeded one in tests.
-public struct AnyRandom: RandomNumberGenerator {
-    private var base: any RandomNumberGenerator
-
-    public init(_ base: any RandomNumberGenerator) { self.base = base }
-
-    public mutating func next() -> UInt64 { base.next() }
-}
