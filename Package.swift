@@ -30,6 +30,13 @@ let package = Package(
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
         .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        // <dns_sd.h> from Avahi's compatibility library.
+        // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
+        .systemLibrary(name: "CDNSSD",
+                       providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+        // Discovery: the sans-I/O presence core (broadcast, DNS-SD, manual peers) and its shells.
+        .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacNet", "TicTacTime", "TicTacWire"],
+                swiftSettings: optimized),
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
         .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"], swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
@@ -44,6 +51,7 @@ let package = Package(
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime"]),
+        .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
     ],
