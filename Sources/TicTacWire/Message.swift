@@ -66,7 +66,7 @@ public enum DeclineReason: UInt8, Sendable, Equatable {
     case unsupported = 3
 }
 
-/// A daemon's discovery announcement (UDP).
+/// A daemon's discovery announcement (UDP, Protocol.md §7).
 public struct Announce: Sendable, Equatable {
     public var instanceID: ID128
     public var name: DisplayName
@@ -74,16 +74,29 @@ public struct Announce: Sendable, Equatable {
     public var capabilities: Capabilities
     /// UDP port of the collaborative field, 0 when not taking part.
     public var fieldPort: UInt16
-    public var busy: Bool
+    /// 0 idle, 1 playing, 2 busy; a receiver reads any other value as busy.
+    public var state: UInt8
+    /// The protocol versions the sender speaks on TCP (as in HELLO).
+    public var minVersion: UInt8
+    public var maxVersion: UInt8
+    /// The sender's announce interval in milliseconds: receivers expire it after three.
+    public var intervalMillis: UInt16
+
+    /// Interval limits: a shorter one would flood the LAN, a longer one keeps the dead too long.
+    public static let intervalRange: ClosedRange<UInt16> = 100...60_000
 
     public init(instanceID: ID128, name: DisplayName, tcpPort: UInt16, capabilities: Capabilities,
-                fieldPort: UInt16 = 0, busy: Bool = false) {
+                fieldPort: UInt16 = 0, state: UInt8 = 0, minVersion: UInt8 = ProtocolVersion.supported.lowerBound,
+                maxVersion: UInt8 = ProtocolVersion.supported.upperBound, intervalMillis: UInt16 = 2000) {
         self.instanceID = instanceID
         self.name = name
         self.tcpPort = tcpPort
         self.capabilities = capabilities
         self.fieldPort = fieldPort
-        self.busy = busy
+        self.state = state
+        self.minVersion = minVersion
+        self.maxVersion = maxVersion
+        self.intervalMillis = intervalMillis
     }
 }
 

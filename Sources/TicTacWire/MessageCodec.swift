@@ -50,7 +50,10 @@ extension Message {
             f.int(3, a.tcpPort)
             f.int(4, a.capabilities.rawValue)
             f.int(5, a.fieldPort)
-            f.int(6, UInt8(a.busy ? 1 : 0))
+            f.int(6, a.state)
+            f.int(7, a.minVersion)
+            f.int(8, a.maxVersion)
+            f.int(9, a.intervalMillis)
         case let .query(id), let .goodbye(id):
             f.id(1, id)
         case let .sphere(s):
@@ -130,10 +133,15 @@ extension Message {
         case .resign:
             self = .resign
         case .announce:
-            let busy: UInt8 = try f.int(6)
-            self = .announce(Announce(instanceID: try f.id(1), name: try f.name(2), tcpPort: try f.int(3),
+            let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
+            try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")
+            try f.check(Announce.intervalRange.contains(interval), 9, "announce interval \(interval) ms is outside 100...60000")
+            let port: UInt16 = try f.int(3)
+            try f.check(port != 0, 3, "TCP port 0")
+            self = .announce(Announce(instanceID: try f.id(1), name: try f.name(2), tcpPort: port,
                                       capabilities: Capabilities(rawValue: try f.int(4)),
-                                      fieldPort: try f.int(5), busy: busy != 0))
+                                      fieldPort: try f.int(5), state: try f.int(6),
+                                      minVersion: minV, maxVersion: maxV, intervalMillis: interval))
         case .query:
             self = .query(from: try f.id(1))
         case .goodbye:

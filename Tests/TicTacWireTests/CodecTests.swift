@@ -44,7 +44,7 @@ import Testing
             .rollAck(value: 0),
             .move(cell: .max), .move(cell: 4), .resign,
             .announce(Announce(instanceID: Self.alice, name: alice, tcpPort: 49152, capabilities: [.bot],
-                               fieldPort: 0, busy: true)),
+                               fieldPort: 0, state: 2, intervalMillis: 60_000)),
             .query(from: Self.alice), .goodbye(Self.game),
             .sphere(Sphere(instanceID: Self.alice, sequence: .max, x: .min, y: -1, red: 0, green: 128, blue: 255)),
         ]
