@@ -1,0 +1,403 @@
+import TicTacTime
+import TicTacWire
+
+// Theory of operation
+//
+// DiscoveryCore is broadcast discovery without I/O (Protocol.md §7) plus the one presence table
+// every source feeds. Inputs carry the current time: datagrams with their source address, the
+// local daemon's changes, timeouts, and sightings from DNS-SD (whose shell resolves them). Outputs
+// are drained with `pollActions()`: datagrams to broadcast on every suitable interface, and
+// presence events (found / updated / lost) for the daemon.
+//
+// A peer is keyed by instance id. Each source keeps its own view of it (broadcast: the last
+// ANNOUNCE and every address it was heard at; DNS-SD: the last resolution); the peer the daemon
+// sees is their merge: the newest view's fields, every address, and `via` naming the sources.
+// A broadcast view expires three of the peer's own intervals after its last ANNOUNCE; a DNS-SD
+// view lasts until the responder says the service is gone. The peer is lost when no view is left.
+
+/// One peer on the LAN as discovery sees it (presence, not a connection).
+public struct PresencePeer: Sendable, Equatable {
+    public var id: ID128
+    public var name: String
+    /// Every address it was seen at, most recently heard first.
+    public var addresses: [String]
+    /// Its TCP listener (the one to dial).
+    public var port: UInt16
+    /// Its collaborative field's UDP port, 0 if none.
+    public var fieldPort: UInt16
+    public var capabilities: Capabilities
+    public var versions: ClosedRange<UInt8>
+    public var state: PresenceState
+    public var via: PeerSources
+
+    public init(id: ID128, name: String, addresses: [String], port: UInt16, fieldPort: UInt16 = 0,
+                capabilities: Capabilities, versions: ClosedRange<UInt8>, state: PresenceState,
+                via: PeerSources) {
+        self.id = id
+        self.name = name
+        self.addresses = addresses
+        self.port = port
+        self.fieldPort = fieldPort
+        self.capabilities = capabilities
+        self.versions = versions
+        self.state = state
+        self.via = via
+    }
+}
+
+/// What the daemon hears about the LAN.
+public enum DiscoveryEvent: Sendable, Equatable {
+    case found(PresencePeer)
+    /// Its state, name, addresses, ports or sources changed.
+    case updated(PresencePeer)
+    case lost(PresencePeer, reason: String)
+}
+
+/// What the discovery shell must do.
+public enum DiscoveryAction: Sendable, Equatable {
+    /// Send these bytes to every suitable interface's broadcast address (Protocol.md §7).
+    case broadcast([UInt8])
+    case event(DiscoveryEvent)
+}
+
+/// Datagrams received, sent and refused, for logs and `tictac peers --json`.
+public struct DiscoveryCounters: Sendable, Equatable {
+    public var received = 0
+    public var sent = 0
+    /// Not one valid discovery datagram (bad frame, unknown type, bad field).
+    public var malformed = 0
+    /// A valid datagram that is not discovery (a SPHERE on the discovery port).
+    public var unexpected = 0
+    /// Our own broadcasts heard back (normal: not an error).
+    public var own = 0
+    /// Beyond the per-source rate (Protocol.md §7).
+    public var rateLimited = 0
+    /// A GOODBYE from an address its peer was never heard at.
+    public var spoofedGoodbye = 0
+
+    /// Datagrams dropped for any reason (own echoes excepted).
+    public var dropped: Int { malformed + unexpected + rateLimited + spoofedGoodbye }
+}
+
+/// What this daemon announces about itself.
+public struct LocalPresence: Sendable, Equatable {
+    public var id: ID128
+    public var name: DisplayName
+    public var port: UInt16
+    public var fieldPort: UInt16
+    public var capabilities: Capabilities
+    public var versions: ClosedRange<UInt8>
+    public var state: PresenceState
+
+    public init(id: ID128, name: DisplayName, port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
+                versions: ClosedRange<UInt8> = ProtocolVersion.supported, state: PresenceState = .idle) {
+        self.id = id
+        self.name = name
+        self.port = port
+        self.fieldPort = fieldPort
+        self.capabilities = capabilities
+        self.versions = versions
+        self.state = state
+    }
+}
+
+/// Timers and limits of broadcast discovery (Protocol.md §7 and §9).
+public struct DiscoveryConfig: Sendable {
+    public var interval: Duration = .seconds(2)
+    /// Largest random delay before answering a QUERY.
+    public var replyJitter: Duration = .milliseconds(100)
+    /// Smallest gap between two ANNOUNCEs.
+    public var minGap: Duration = .milliseconds(250)
+    /// Per-source token bucket: datagrams per second, and the burst.
+    public var ratePerSecond = 20
+    public var rateBurst = 40
+    /// Sources whose buckets are remembered; beyond it the idle ones are forgotten.
+    public var maxSources = 4096
+
+    public init() {}
+}
+
+public struct DiscoveryCore {
+    public let config: DiscoveryConfig
+    public private(set) var local: LocalPresence
+    public private(set) var counters = DiscoveryCounters()
+
+    /// One source's view of a peer.
+    struct View: Equatable {
+        var name: String
+        /// Address -> when it was last heard there.
+        var addresses: [String: Instant]
+        var port: UInt16
+        var fieldPort: UInt16
+        var capabilities: Capabilities
+        var versions: ClosedRange<UInt8>
+        var state: PresenceState
+        var updated: Instant
+        /// Broadcast: three intervals after the last ANNOUNCE. DNS-SD: none.
+        var expires: Instant?
+        /// How long an address stays without being heard again (broadcast only).
+        var addressLife: Duration?
+    }
+
+    struct Entry {
+        var views: [UInt8: View] = [:] // keyed by one PeerSources bit
+        var shown: PresencePeer?
+    }
+
+    private var entries: [ID128: Entry] = [:]
+    private var actions: [DiscoveryAction] = []
+    private var random: any RandomNumberGenerator
+    private var started = false
+    private var lastAnnounce: Instant?
+    private var nextPeriodic: Instant?
+    /// An ANNOUNCE owed sooner than the periodic one: a QUERY's answer or a change.
+    private var dueSooner: Instant?
+    private var buckets: [String: (tokens: Double, at: Instant)] = [:]
+
+    public init(local: LocalPresence, config: DiscoveryConfig = DiscoveryConfig(),
+                random: any RandomNumberGenerator) {
+        self.local = local
+        self.config = config
+        self.random = random
+    }
+
+    // MARK: - Queries
+
+    /// Every peer present, sorted by name then id.
+    public var peers: [PresencePeer] {
+        entries.values.compactMap(\.shown)
+            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+    }
+
+    public func peer(_ id: ID128) -> PresencePeer? { entries[id]?.shown }
+
+    /// The nearest time `handleTimeout(now:)` has work to do.
+    public func nextDeadline() -> Instant? {
+        var best = announceDue
+        for entry in entries.values {
+            for view in entry.views.values {
+                if let e = view.expires { best = best.map { min($0, e) } ?? e }
+                if let life = view.addressLife, let oldest = view.addresses.values.min() {
+                    best = best.map { min($0, oldest + life) } ?? oldest + life
+                }
+            }
+        }
+        return best
+    }
+
+    public mutating func pollActions() -> [DiscoveryAction] {
+        var out: [DiscoveryAction] = []
+        swap(&out, &actions)
+        return out
+    }
+
+    // MARK: - Local inputs
+
+    /// Starts announcing: an ANNOUNCE, then a QUERY so the daemons already there answer at once.
+    public mutating func start(now: Instant) {
+        guard !started else { return }
+        started = true
+        sendAnnounce(now: now)
+        broadcast(.query(from: local.id))
+    }
+
+    /// This daemon changed (state, name, ports): announced at once, within the minimum gap.
+    public mutating func update(_ presence: LocalPresence, now: Instant) {
+        guard presence != local else { return }
+        local = presence
+        if started { owe(at: now) }
+    }
+
+    /// Says GOODBYE (a clean exit) and stops announcing.
+    public mutating func stop() {
+        guard started else { return }
+        started = false
+        broadcast(.goodbye(local.id))
+        nextPeriodic = nil
+        dueSooner = nil
+    }
+
+    public mutating func handleTimeout(now: Instant) {
+        if let due = announceDue, due <= now { sendAnnounce(now: now) }
+        expire(now: now)
+    }
+
+    // MARK: - Datagrams
+
+    /// A datagram arrived on the discovery port from `source` (an address, no port).
+    public mutating func received(_ bytes: [UInt8], from source: String, now: Instant) {
+        counters.received += 1
+        guard admit(source, now: now) else {
+            counters.rateLimited += 1
+            return
+        }
+        let message: Message
+        do {
+            message = try Message(datagram: bytes)
+        } catch {
+            counters.malformed += 1
+            return
+        }
+        switch message {
+        case let .announce(a):
+            guard a.instanceID != local.id else { counters.own += 1; return }
+            announced(a, from: source, now: now)
+        case let .query(id):
+            guard id != local.id else { counters.own += 1; return }
+            // One ANNOUNCE answers every QUERY heard before it goes (Protocol.md §7).
+            if started, dueSooner == nil {
+                owe(at: now + .nanoseconds(Int64(random.next() % UInt64(max(1, config.replyJitter.nanosecondsValue + 1)))))
+            }
+        case let .goodbye(id):
+            guard id != local.id else { counters.own += 1; return }
+            guard let view = entries[id]?.views[PeerSources.broadcast.rawValue] else { return }
+            guard view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
+            removeView(id, .broadcast, reason: "\(view.name) left", now: now)
+        default:
+            counters.unexpected += 1
+        }
+    }
+
+    // MARK: - Other sources
+
+    /// A source other than broadcast (DNS-SD) sees a peer, or sees it change.
+    public mutating func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String],
+                                 port: UInt16, capabilities: Capabilities, versions: ClosedRange<UInt8>,
+                                 state: PresenceState, now: Instant) {
+        guard id != local.id else { return }
+        let view = View(name: name, addresses: Dictionary(addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
+                        port: port, fieldPort: 0, capabilities: capabilities, versions: versions,
+                        state: state, updated: now, expires: nil, addressLife: nil)
+        entries[id, default: Entry()].views[source.rawValue] = view
+        refresh(id)
+    }
+
+    /// That source no longer sees the peer.
+    public mutating func unsighted(_ id: ID128, via source: PeerSources, reason: String, now: Instant) {
+        removeView(id, source, reason: reason, now: now)
+    }
+
+    // MARK: - Private
+
+    private var announceDue: Instant? {
+        guard started else { return nil }
+        var due = nextPeriodic
+        if let s = dueSooner { due = due.map { min($0, s) } ?? s }
+        guard let d = due else { return nil }
+        if let last = lastAnnounce { return max(d, last + config.minGap) }
+        return d
+    }
+
+    private mutating func owe(at time: Instant) {
+        dueSooner = dueSooner.map { min($0, time) } ?? time
+    }
+
+    private mutating func sendAnnounce(now: Instant) {
+        let interval = UInt16(clamping: config.interval.nanosecondsValue / 1_000_000)
+        let a = Announce(instanceID: local.id, name: local.name, tcpPort: local.port,
+                         capabilities: local.capabilities, fieldPort: local.fieldPort,
+                         state: local.state.rawValue, minVersion: local.versions.lowerBound,
+                         maxVersion: local.versions.upperBound,
+                         intervalMillis: min(max(interval, Announce.intervalRange.lowerBound), Announce.intervalRange.upperBound))
+        broadcast(.announce(a))
+        lastAnnounce = now
+        dueSooner = nil
+        // 90..110 % of the interval, so daemons started together drift apart (Protocol.md §7).
+        let base = config.interval.nanosecondsValue
+        let spread = max(1, base / 5)
+        nextPeriodic = now + .nanoseconds(base - base / 10 + Int64(random.next() % UInt64(spread + 1)))
+    }
+
+    private mutating func broadcast(_ message: Message) {
+        counters.sent += 1
+        actions.append(.broadcast(message.encoded()))
+    }
+
+    private mutating func announced(_ a: Announce, from source: String, now: Instant) {
+        let interval = Duration.milliseconds(Int64(a.intervalMillis))
+        let life = interval * 3
+        var addresses = entries[a.instanceID]?.views[PeerSources.broadcast.rawValue]?.addresses ?? [:]
+        addresses[source] = now
+        let view = View(name: a.name.value, addresses: addresses, port: a.tcpPort, fieldPort: a.fieldPort,
+                        capabilities: a.capabilities, versions: a.minVersion...a.maxVersion,
+                        state: PresenceState(rawValue: a.state) ?? .busy, updated: now,
+                        expires: now + life, addressLife: life)
+        entries[a.instanceID, default: Entry()].views[PeerSources.broadcast.rawValue] = view
+        refresh(a.instanceID)
+    }
+
+    private mutating func removeView(_ id: ID128, _ source: PeerSources, reason: String, now: Instant) {
+        guard entries[id]?.views.removeValue(forKey: source.rawValue) != nil else { return }
+        refresh(id, reason: reason)
+    }
+
+    private mutating func expire(now: Instant) {
+        for (id, entry) in entries {
+            for (key, view) in entry.views {
+                if let e = view.expires, e <= now {
+                    let secs = Double((e - view.updated).nanosecondsValue) / 1e9
+                    entries[id]?.views[key] = nil
+                    refresh(id, reason: "not heard from for \(secs) seconds")
+                    continue
+                }
+                guard let life = view.addressLife else { continue }
+                let stale = view.addresses.filter { $0.value + life <= now }.map(\.key)
+                guard !stale.isEmpty else { continue }
+                for a in stale { entries[id]?.views[key]?.addresses[a] = nil }
+                refresh(id)
+            }
+        }
+    }
+
+    /// Recomputes a peer's merged view and reports what changed.
+    private mutating func refresh(_ id: ID128, reason: String = "gone") {
+        guard let entry = entries[id] else { return }
+        guard let newest = entry.views.values.max(by: { $0.updated < $1.updated }) else {
+            entries[id] = nil
+            if let old = entry.shown { actions.append(.event(.lost(old, reason: reason))) }
+            return
+        }
+        var heard: [String: Instant] = [:]
+        for view in entry.views.values { heard.merge(view.addresses) { max($0, $1) } }
+        let addresses = heard.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
+        var via = PeerSources()
+        for key in entry.views.keys { via.insert(PeerSources(rawValue: key)) }
+        // Broadcast carries the display name as the player chose it; DNS-SD's may be renamed.
+        let name = entry.views[PeerSources.broadcast.rawValue]?.name ?? newest.name
+        let peer = PresencePeer(id: id, name: name, addresses: addresses, port: newest.port,
+                                fieldPort: entry.views.values.map(\.fieldPort).max() ?? 0,
+                                capabilities: newest.capabilities, versions: newest.versions,
+                                state: newest.state, via: via)
+        guard peer != entry.shown else { return }
+        entries[id]?.shown = peer
+        actions.append(.event(entry.shown == nil ? .found(peer) : .updated(peer)))
+    }
+
+    /// The per-source token bucket (Protocol.md §7). Idle sources are forgotten when the table
+    /// is full, so a flood of forged sources costs bounded memory.
+    private mutating func admit(_ source: String, now: Instant) -> Bool {
+        let rate = Double(config.ratePerSecond), burst = Double(config.rateBurst)
+        var bucket = buckets[source] ?? (burst, now)
+        bucket.tokens = min(burst, bucket.tokens + Double((now - bucket.at).nanosecondsValue) / 1e9 * rate)
+        bucket.at = now
+        if buckets[source] == nil, buckets.count >= config.maxSources {
+            buckets = buckets.filter { min(burst, $0.value.tokens + Double((now - $0.value.at).nanosecondsValue) / 1e9 * rate) < burst }
+            if buckets.count >= config.maxSources { return false }
+        }
+        guard bucket.tokens >= 1 else {
+            buckets[source] = bucket
+            return false
+        }
+        bucket.tokens -= 1
+        buckets[source] = bucket
+        return true
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds (saturating).
+    var nanosecondsValue: Int64 {
+        let (s, atto) = components
+        return s.multipliedReportingOverflow(by: 1_000_000_000).overflow ? .max : s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}
