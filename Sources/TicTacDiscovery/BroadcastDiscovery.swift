@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacNet
+import TicTacTime
+import TicTacWire
+
+/// Broadcast discovery's I/O shell: one UDP socket on the discovery port, the interfaces read
+/// afresh before every send, and a timer on the reactor; DiscoveryCore decides everything.
+/// DNS-SD sightings are fed to the same core (`core`), so the daemon sees one presence table.
+public final class BroadcastDiscovery {
+    /// Protocol.md §7's default port.
+    public static let defaultPort: UInt16 = 51515
+
+    public let reactor: Reactor
+    public private(set) var core: DiscoveryCore
+    /// Presence changes, for the daemon.
+    public var onEvent: (DiscoveryEvent) -> Void = { _ in }
+    /// Called when broadcast discovery starts or stops having a LAN interface to send on
+    /// (loopback aside): the player is told when the network comes and goes, not at every send.
+    public var onNetworkChange: (_ available: Bool, _ interfaces: [String]) -> Void = { _, _ in }
+
+    private let port: UInt16
+    private let only: Set<String>
+    private var socket: UDPSocket?
+    private var timer: (id: Reactor.TimerID, at: Instant)?
+    private var lanInterfaces: [String]?
+
+    /// Binds the discovery port (shared with other daemons on this host). `interfaces` restricts
+    /// sending to those interface names (empty: every suitable one, and loopback).
+    public init(reactor: Reactor, local: LocalPresence, port: UInt16 = BroadcastDiscovery.defaultPort,
+                interfaces: [String] = [], config: DiscoveryConfig = DiscoveryConfig(),
+                random: any RandomNumberGenerator) throws(NetError) {
+        self.reactor = reactor
+        self.port = port
+        self.only = Set(interfaces)
+        self.core = DiscoveryCore(local: local, config: config, random: random)
+        guard let any = SocketAddress(ip: "0.0.0.0", port: port) else { throw NetError("discovery address", errno: EINVAL) }
+        socket = try UDPSocket(reactor: reactor, bind: any, maxDatagram: 2048) { [weak self] datagram in
+            self?.received(datagram)
+        }
+    }
+
+    /// Announces and queries (Protocol.md §7).
+    public func start() {
+        core.start(now: reactor.now)
+        apply()
+    }
+
+    /// The daemon's state, name or ports changed.
+    public func update(_ local: LocalPresence) {
+        core.update(local, now: reactor.now)
+        apply()
+    }
+
+    /// Feeds a sighting from another source (DNS-SD) into the presence table.
+    public func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String], port: UInt16,
+                        capabilities: Capabilities, versions: ClosedRange<UInt8>, state: PresenceState) {
+        core.sighted(id, via: source, name: name, addresses: addresses, port: port, capabilities: capabilities,
+                     versions: versions, state: state, now: reactor.now)
+        apply()
+    }
+
+    public func unsighted(_ id: ID128, via source: PeerSources, reason: String) {
+        core.unsighted(id, via: source, reason: reason, now: reactor.now)
+        apply()
+    }
+
+    /// Says GOODBYE and closes the socket. Idempotent.
+    public func stop() {
+        guard socket != nil else { return }
+        core.stop()
+        apply()
+        if let timer { reactor.cancel(timer.id) }
+        timer = nil
+        socket?.close()
+        socket = nil
+    }
+
+    deinit { stop() }
+
+    // MARK: - Private
+
+    private func received(_ datagram: UDPSocket.Datagram) {
+        core.received(datagram.bytes, from: datagram.source.ip, now: reactor.now)
+        apply()
+    }
+
+    private func apply() {
+        for action in core.pollActions() {
+            switch action {
+            case let .broadcast(bytes): send(bytes)
+            case let .event(e): onEvent(e)
+            }
+        }
+        rearm()
+    }
+
+    /// Sends to each suitable interface's directed broadcast address and to loopback's
+    /// (Protocol.md §7). A failed send (an interface going down) waits for the next one.
+    private func send(_ bytes: [UInt8]) {
+        guard let socket else { return }
+        let all = NetworkInterfaces.current()
+        let lan = all.filter { $0.carriesBroadcast && !$0.isLoopback && (only.isEmpty || only.contains($0.name)) }
+        var targets: [String] = []
+        for i in lan { if let b = i.broadcast, !targets.contains(b) { targets.append(b) } }
+        if only.isEmpty || only.contains("lo") { targets.append("127.255.255.255") }
+        for t in targets {
+            if let address = SocketAddress(ip: t, port: port) { socket.send(bytes, to: address) }
+        }
+        let names = lan.map(\.name)
+        if names != lanInterfaces {
+            let was = lanInterfaces
+            lanInterfaces = names
+            if was == nil || was?.isEmpty != names.isEmpty || was != names { onNetworkChange(!names.isEmpty, names) }
+        }
+    }
+
+    private func rearm() {
+        let next = core.nextDeadline()
+        if let timer, let next, timer.at <= next { return }
+        if let timer { reactor.cancel(timer.id) }
+        timer = nil
+        guard let next, socket != nil else { return }
+        let id = reactor.schedule(at: next) { [weak self] in
+            guard let self else { return }
+            self.timer = nil
+            self.core.handleTimeout(now: self.reactor.now)
+            self.apply()
+        }
+        timer = (id, next)
+    }
+}
