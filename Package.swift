@@ -38,12 +38,12 @@ let package = Package(
         .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
-        .target(name: "TicTacDaemon", dependencies: ["TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"], swiftSettings: optimized),
+        .target(name: "TicTacDaemon", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"], swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacNet", "TicTacWire", "TicTacTime",
+            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDiscovery", "TicTacNet", "TicTacWire", "TicTacTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -52,8 +52,8 @@ let package = Package(
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
 )

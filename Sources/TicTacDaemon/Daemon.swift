@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacDiscovery
 import TicTacEngine
 import TicTacNet
 import TicTacWire
@@ -24,6 +25,9 @@ public final class Daemon {
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
     private var timer: (id: Reactor.TimerID, at: Instant)?
+    /// Broadcast discovery (and the presence table DNS-SD feeds too), once started.
+    public private(set) var discovery: BroadcastDiscovery?
+    private var announcedState: PresenceState?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
@@ -47,7 +51,15 @@ public final class Daemon {
     /// Dials a peer known by several addresses (a host name's getaddrinfo results), one at a
     /// time in order until one connects; `connectFailed` is reported once, when all have failed.
     public func connect(to addresses: [SocketAddress]) {
-        guard let address = addresses.first else { return }
+        connect(to: addresses, dialling: nil)
+    }
+
+    /// `dialling`: the peer the core asked for; its failure goes back to the core.
+    private func connect(to addresses: [SocketAddress], dialling peer: ID128?) {
+        guard let address = addresses.first else {
+            if let peer { core.dialFailed(peer, reason: "no usable address", now: reactor.now) }
+            return
+        }
         let fallback = addresses.dropFirst()
         let id = nextLink
         nextLink += 1
@@ -55,15 +67,42 @@ public final class Daemon {
         do {
             conn = try TCPConnection(reactor: reactor, connectingTo: address)
         } catch {
-            if !fallback.isEmpty { return connect(to: Array(fallback)) }
-            onEvent(.connectFailed(address.description, reason: error.description))
+            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer) }
+            failed(address.description, peer: peer, reason: error.description)
             return
         }
         conn.onConnected = { [unowned self] in
             core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
             apply()
         }
-        wire(conn, id: id, fallback: Array(fallback))
+        wire(conn, id: id, fallback: Array(fallback), dialling: peer)
+    }
+
+    private func failed(_ address: String, peer: ID128?, reason: String) {
+        if let peer {
+            core.dialFailed(peer, reason: reason, now: reactor.now)
+            apply()
+        } else {
+            onEvent(.connectFailed(address, reason: reason))
+        }
+    }
+
+    /// Starts broadcast discovery on `port` (Protocol.md §7): announces this daemon and feeds
+    /// what it hears to the core's presence table.
+    public func startDiscovery(port: UInt16 = BroadcastDiscovery.defaultPort, interfaces: [String] = [],
+                               config: DiscoveryConfig = DiscoveryConfig(),
+                               random: any RandomNumberGenerator) throws(NetError) {
+        let local = LocalPresence(id: core.config.instanceID, name: core.config.name, port: self.port,
+                                  capabilities: core.config.capabilities, state: core.presenceState)
+        let d = try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: interfaces,
+                                       config: config, random: random)
+        d.onEvent = { [unowned self] event in
+            core.presence(event, now: reactor.now)
+            apply()
+        }
+        discovery = d
+        announcedState = local.state
+        d.start()
     }
 
     /// Carries out a player command.
@@ -75,6 +114,7 @@ public final class Daemon {
     /// Sends LEAVE to every peer and closes every connection after flushing; stops listening.
     public func leave() {
         leaving = true
+        discovery?.stop() // GOODBYE
         core.leaveAll()
         apply()
         // Dials still in progress are not links yet: just drop them.
@@ -110,7 +150,7 @@ public final class Daemon {
         apply()
     }
 
-    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = []) {
+    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil) {
         connections[id] = conn
         conn.onFrame = { [unowned self] frame in
             core.linkReceived(id, frame, now: reactor.now)
@@ -123,8 +163,8 @@ public final class Daemon {
         conn.onClose = { [unowned self] reason in
             connections.removeValue(forKey: id)
             if !conn.isConnected, conn.isOutgoing, !leaving {
-                if !fallback.isEmpty { return connect(to: fallback) } // the core never saw this link
-                onEvent(.connectFailed(conn.remote.description, reason: reason.description))
+                if !fallback.isEmpty { return connect(to: fallback, dialling: peer) } // the core never saw this link
+                failed(conn.remote.description, peer: peer, reason: reason.description)
             }
             core.linkClosed(id, reason: reason.description, now: reactor.now)
             apply()
@@ -144,9 +184,17 @@ public final class Daemon {
                 connections[id]?.send(bytes)
             case let .close(id, flush):
                 if flush { connections[id]?.closeAfterFlush() } else { connections[id]?.close() }
+            case let .dial(peer, addresses, port):
+                connect(to: addresses.compactMap { SocketAddress(ip: $0, port: port) }, dialling: peer)
             case let .event(event):
                 onEvent(event)
             }
+        }
+        if let discovery, core.presenceState != announcedState {
+            announcedState = core.presenceState
+            var local = discovery.core.local
+            local.state = core.presenceState
+            discovery.update(local)
         }
         rearm()
     }

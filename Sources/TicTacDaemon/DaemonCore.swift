@@ -1,3 +1,4 @@
+import TicTacDiscovery
 import TicTacEngine
 import TicTacWire
 import TicTacTime
@@ -13,6 +14,13 @@ import TicTacTime
 // -> closed. While ready: PING after `pingAfter` of silence, dead after `deadAfter`; INVITE /
 // ACCEPT / DECLINE / CANCEL; then a GameSession carries the game. Any protocol fault sends
 // ERROR and closes the link; the daemon and its other links carry on.
+//
+// Presence is not a link. Discovery tells the core who is on the LAN (`presence(_:now:)`); a
+// link is opened only when our player invites a peer we have no link to (the `dial` action,
+// and the invitation goes out once the handshake is done) or when a peer dials us. The lobby
+// is the union of both, one entry per instance id: peer-found when a peer first appears by
+// either way, peer-updated when what discovery says of it changes, peer-lost when neither is
+// left.
 //
 // Two tie-breaks keep both daemons in agreement without another round trip:
 // - two links to one peer (both dialled at once): keep the one dialled by the lower instance id;
@@ -62,6 +70,12 @@ public struct DaemonCore {
     }
 
     private var links: [LinkID: Link] = [:]
+    /// Peers discovery sees, by instance id (whether or not we have a link to them).
+    private var present: [ID128: PresencePeer] = [:]
+    /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
+    private var dialing: [ID128: Instant] = [:]
+    /// How long a dial may take to end in a handshaken link (connect, HELLO) before we give up.
+    public static let dialTimeout: Duration = .seconds(10)
     /// Each present peer's running score from earlier matches (a new match carries it on).
     private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
@@ -90,10 +104,21 @@ public struct DaemonCore {
 
     // MARK: - Queries
 
-    /// Peers we are connected to and have shaken hands with, sorted by name.
+    /// The lobby: every peer discovery sees or a handshaken link carries, sorted by name.
     public var peers: [PeerInfo] {
-        links.values.compactMap { $0.announced ? $0.peer : nil }
-            .sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+        var byID: [ID128: PeerInfo] = [:]
+        for link in links.values where link.announced { if let p = link.peer { byID[p.id] = p } }
+        for (id, p) in present { byID[id] = info(p, link: byID[id]) }
+        return byID.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
+    }
+
+    /// What this daemon announces about itself (Protocol.md §6 ANNOUNCE field 6): a human in a
+    /// game is playing; one answering or awaiting an invitation is busy; a bot is always idle.
+    public var presenceState: PresenceState {
+        guard config.bot == nil else { return .idle }
+        if links.values.contains(where: { $0.game != nil && !$0.closing }) { return .playing }
+        if isBusy(except: nil) || !dialing.isEmpty { return .busy }
+        return .idle
     }
 
     public var linkCount: Int { links.count }
@@ -113,8 +138,10 @@ public struct DaemonCore {
     public mutating func nextDeadline() -> Instant? {
         refreshDeadlines()
         while let top = deadlines.first, links[top.value]?.deadline != top.at { deadlines.popFirst() }
-        guard let due = botDue else { return deadlines.first?.at }
-        return min(due, deadlines.first?.at ?? due)
+        var best = deadlines.first?.at
+        for at in dialing.values { best = min(best ?? at + Self.dialTimeout, at + Self.dialTimeout) }
+        guard let due = botDue else { return best }
+        return min(due, best ?? due)
     }
 
     public mutating func pollActions() -> [DaemonAction] {
@@ -200,7 +227,50 @@ public struct DaemonCore {
             links[other.id]?.announced = true
             return
         }
+        if let p = present[peer.id] { return emit(.peerUpdated(info(p, link: nil))) } // still on the LAN
         emit(.peerLost(peer, reason: why))
+    }
+
+    // MARK: - Presence
+
+    /// Discovery saw a peer appear, change or go.
+    public mutating func presence(_ event: DiscoveryEvent, now: Instant) {
+        switch event {
+        case let .found(p), let .updated(p):
+            let known = present[p.id] != nil || linkedPeer(p.id) != nil
+            present[p.id] = p
+            let shown = info(p, link: linkedPeer(p.id))
+            emit(known ? .peerUpdated(shown) : .peerFound(shown))
+        case let .lost(p, reason):
+            guard present.removeValue(forKey: p.id) != nil else { return }
+            if let linked = linkedPeer(p.id) { return emit(.peerUpdated(linked)) } // the link still carries it
+            emit(.peerLost(info(p, link: nil), reason: reason))
+        }
+    }
+
+    /// A `dial` action ended without a link (every address refused or timed out).
+    public mutating func dialFailed(_ peer: ID128, reason: String, now: Instant) {
+        guard dialing.removeValue(forKey: peer) != nil else { return }
+        let name = present[peer]?.name ?? peer.description
+        emit(.connectFailed(name, reason: reason))
+    }
+
+    /// The handshaken, announced link to a peer, if any.
+    private func linkedPeer(_ id: ID128) -> PeerInfo? {
+        links.values.first { $0.announced && $0.peer?.id == id }?.peer
+    }
+
+    /// A present peer as the lobby shows it; the link's capabilities (from HELLO) win.
+    private func info(_ p: PresencePeer, link: PeerInfo?) -> PeerInfo {
+        PeerInfo(id: p.id, name: p.name, addresses: p.addresses, port: p.port,
+                 capabilities: link?.capabilities ?? p.capabilities, state: p.state, via: p.via)
+    }
+
+    /// A link to `peer` finished its handshake: an invitation waiting for that dial goes out.
+    private mutating func linkReady(_ id: LinkID, _ peer: PeerInfo, now: Instant) {
+        if let p = present[peer.id] { emit(.peerUpdated(info(p, link: peer))) } else { emit(.peerFound(peer)) }
+        guard dialing.removeValue(forKey: peer.id) != nil else { return }
+        try? sendInvite(on: id, to: peer, now: now)
     }
 
     // MARK: - Player input
@@ -209,17 +279,19 @@ public struct DaemonCore {
         switch command {
         case let .invite(who):
             let peer = try findPeer(who)
-            guard let link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
-                throw .noSuchPeer(who)
+            if config.bot == nil, isBusy(except: nil) || !dialing.isEmpty {
+                throw dialing[peer.id] != nil ? .alreadyInvited : .busy
             }
-            if config.bot == nil, isBusy(except: nil) { throw .busy }
-            guard link.outgoingInvite == nil else { throw .alreadyInvited }
-            guard link.game == nil else { throw .busy }
-            let gameID = ID128.random(using: &random)
-            link.outgoingInvite = (gameID, config.size, now)
-            send(link.id, .invite(Invite(gameID: gameID, rows: UInt8(config.size.rows),
-                                         cols: UInt8(config.size.cols), k: UInt8(config.size.k))))
-            emit(.inviteSent(to: peer))
+            guard let link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
+                // Presence only: dial it; the invitation goes out once the link is up.
+                guard let p = present[peer.id], !p.addresses.isEmpty else { throw .noSuchPeer(who) }
+                guard dialing[peer.id] == nil else { throw .alreadyInvited }
+                dialing[peer.id] = now
+                actions.append(.dial(peer.id, addresses: p.addresses, port: p.port))
+                emit(.inviteSent(to: peer))
+                break
+            }
+            try sendInvite(on: link.id, to: peer, now: now, announce: true)
         case .accept:
             guard let link = links.values.first(where: { $0.incomingInvite != nil }),
                   let invite = link.incomingInvite else { throw .noInvitation }
@@ -254,6 +326,19 @@ public struct DaemonCore {
         runBotTurns(now: now)
     }
 
+    /// Sends our invitation on a ready link. `announce`: tell the player (a dialled invitation
+    /// was told when the dial began).
+    private mutating func sendInvite(on id: LinkID, to peer: PeerInfo, now: Instant, announce: Bool = false) throws(CommandError) {
+        guard let link = links[id] else { throw .noSuchPeer(peer.name) }
+        guard link.outgoingInvite == nil else { throw .alreadyInvited }
+        guard link.game == nil else { throw .busy }
+        let gameID = ID128.random(using: &random)
+        link.outgoingInvite = (gameID, config.size, now)
+        send(link.id, .invite(Invite(gameID: gameID, rows: UInt8(config.size.rows),
+                                     cols: UInt8(config.size.cols), k: UInt8(config.size.k))))
+        if announce { emit(.inviteSent(to: peer)) }
+    }
+
     /// The player leaves: LEAVE on every ready link, then close them after flushing.
     public mutating func leaveAll() {
         for id in links.keys.sorted() {
@@ -267,6 +352,9 @@ public struct DaemonCore {
 
     /// Runs every timer that is due.
     public mutating func handleTimeout(now: Instant) {
+        for (peer, at) in dialing where now >= at + Self.dialTimeout {
+            dialFailed(peer, reason: "no answer within \(Self.dialTimeout)", now: now)
+        }
         refreshDeadlines()
         var due: [LinkID] = []
         while let top = deadlines.first, top.at <= now {
@@ -346,7 +434,7 @@ public struct DaemonCore {
         }
         guard let peer = link.peer else { return }
         links[id]?.announced = true
-        emit(.peerFound(peer))
+        linkReady(id, peer, now: now)
         // A bot that dialled a peer came to play: invite it.
         if config.bot != nil, link.outgoing {
             try? command(.invite(peer.id.description), now: now)
@@ -373,7 +461,7 @@ public struct DaemonCore {
         }
         if !gone.announced, let peer = link.peer {
             links[new]?.announced = true
-            emit(.peerFound(peer))
+            linkReady(new, peer, now: now)
         }
     }
 
@@ -448,6 +536,11 @@ public struct DaemonCore {
         }
         if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.game != nil }) {
             return send(id, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
+        }
+        if dialing.removeValue(forKey: peer.id) != nil {
+            // We were dialling it to invite it, and it invited us first: play (the dial's link,
+            // if it lands, is a duplicate the link rule settles).
+            return accept(id, gameID: invite.gameID, size: size, now: now)
         }
         if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
         if isBusy(except: id) { return send(id, .decline(gameID: invite.gameID, reason: .busy)) }

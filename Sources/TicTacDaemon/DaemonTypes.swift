@@ -1,3 +1,4 @@
+import TicTacDiscovery
 import TicTacEngine
 import TicTacWire
 
@@ -33,21 +34,46 @@ public struct DaemonConfig {
     }
 }
 
-/// A daemon we are connected to and have shaken hands with.
+/// A peer in the lobby: seen on the LAN (discovery), connected to (a link that finished its
+/// handshake), or both.
 public struct PeerInfo: Sendable, Equatable, Hashable {
     public var id: ID128
     public var name: String
-    /// The address we see it at.
-    public var address: String
-    /// Its listening port, when known (we connected to it).
+    /// Where it can be reached: every address discovery saw, else the one its link came from.
+    public var addresses: [String]
+    /// Its listening port, when known (announced, or we dialled it).
     public var port: UInt16?
     public var capabilities: Capabilities
+    /// What it says it is doing (discovery); idle for a peer only known by its link.
+    public var state: PresenceState
+    /// How discovery knows it; empty for a peer only known by a link.
+    public var via: PeerSources
+
+    public init(id: ID128, name: String, addresses: [String], port: UInt16?, capabilities: Capabilities,
+                state: PresenceState = .idle, via: PeerSources = []) {
+        self.id = id
+        self.name = name
+        self.addresses = addresses
+        self.port = port
+        self.capabilities = capabilities
+        self.state = state
+        self.via = via
+    }
+
+    public init(id: ID128, name: String, address: String, port: UInt16?, capabilities: Capabilities) {
+        self.init(id: id, name: name, addresses: [address], port: port, capabilities: capabilities)
+    }
+
+    /// The first address (the one a link came from, or the most recently heard).
+    public var address: String { addresses.first ?? "" }
 }
 
 /// What the player (terminal, plain mode, or the bot's log) is told.
 public enum DaemonEvent: Sendable, Equatable {
     case peerFound(PeerInfo)
     case peerLost(PeerInfo, reason: String)
+    /// A peer's state, name, addresses or sources changed.
+    case peerUpdated(PeerInfo)
     case invited(by: PeerInfo, size: BoardSize)
     case inviteSent(to: PeerInfo)
     /// The other side withdrew its invitation (or it lapsed).
@@ -70,6 +96,8 @@ public enum DaemonAction: Sendable, Equatable {
     case send(LinkID, [UInt8])
     /// Close the link; with `flush`, after queued bytes (an ERROR, a LEAVE) are written.
     case close(LinkID, flush: Bool)
+    /// Open a link to a peer discovery knows (someone invited it); `dialFailed` if it fails.
+    case dial(ID128, addresses: [String], port: UInt16)
     case event(DaemonEvent)
 }
 

@@ -95,7 +95,7 @@ struct FullScreenModel {
             peers = []
             for p in list where !peers.contains(where: { $0.id == p.id }) { peers.append(p) }
             sortPeers(keeping: keep)
-        case let .peerFound(p):
+        case let .peerFound(p), let .peerUpdated(p):
             let keep = selectedPeer?.id
             peers.removeAll { $0.id == p.id }
             peers.append(p)

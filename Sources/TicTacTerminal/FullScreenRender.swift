@@ -102,6 +102,7 @@ extension FullScreenModel {
             let mark = i == selected ? (unicode ? "▸ " : "> ") : "  "
             var text = mark + pad(clip(p.name, nameWidth), nameWidth) + "  " + p.address
             if p.capabilities.contains(.bot) { text += "  (bot)" }
+            if p.state != .idle { text += "  \(p.state)" }
             var line = ScreenLine(Self.margin)
             line.add(text, i == selected ? .selected : .plain)
             rows.append(line)

@@ -1,4 +1,5 @@
 import TicTacDaemon
+import TicTacDiscovery
 import TicTacEngine
 import TicTacWire
 
@@ -22,6 +23,7 @@ public enum OutputEvent: Sendable, Equatable {
     case peers([PeerInfo])
     case peerFound(PeerInfo)
     case peerLost(PeerInfo, reason: String)
+    case peerUpdated(PeerInfo)
     case invited(by: PeerInfo, size: BoardSize)
     case inviteSent(to: PeerInfo)
     case inviteCancelled(by: PeerInfo)
@@ -34,6 +36,7 @@ public enum OutputEvent: Sendable, Equatable {
         switch event {
         case let .peerFound(p): self = .peerFound(p)
         case let .peerLost(p, r): self = .peerLost(p, reason: r)
+        case let .peerUpdated(p): self = .peerUpdated(p)
         case let .invited(p, size): self = .invited(by: p, size: size)
         case let .inviteSent(p): self = .inviteSent(to: p)
         case let .inviteCancelled(p): self = .inviteCancelled(by: p)
@@ -76,7 +79,8 @@ public struct OutputFormatter: Sendable {
 
     static func peer(_ p: PeerInfo) -> [(String, JSON)] {
         [("id", .string(p.id.description)), ("name", .string(p.name)),
-         ("addresses", .array([.string(p.address)])), ("port", p.port.map { .int(Int($0)) } ?? .null)]
+         ("addresses", .array(p.addresses.map { .string($0) })), ("port", p.port.map { .int(Int($0)) } ?? .null),
+         ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))]
     }
 
     static func who(_ p: PeerInfo) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name))]) }
@@ -90,6 +94,7 @@ public struct OutputFormatter: Sendable {
             return ev("peers", [("peers", .array(list.map { .object(Self.peer($0)) }))])
         case let .peerFound(p): return ev("peer-found", Self.peer(p))
         case let .peerLost(p, reason): return ev("peer-lost", Self.peer(p) + [("reason", .string(reason))])
+        case let .peerUpdated(p): return ev("peer-updated", Self.peer(p))
         case let .invited(p, size):
             return ev("invited", [("from", Self.who(p)), ("rows", .int(size.rows)), ("cols", .int(size.cols)), ("k", .int(size.k))])
         case let .inviteSent(p): return ev("invite-sent", [("to", Self.who(p))])
@@ -134,9 +139,10 @@ public struct OutputFormatter: Sendable {
         case let .ready(name, id, port): return ["Ready: \(name) (\(id.description.prefix(8))) listening on port \(port)"]
         case let .peers(list):
             guard !list.isEmpty else { return ["Available Peers: none yet"] }
-            return ["Available Peers:"] + list.map { "  \($0.name)  \($0.id.description.prefix(8))  \($0.address)" }
-        case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address)"]
+            return ["Available Peers:"] + list.map { "  \($0.name)  \($0.id.description.prefix(8))  \($0.address)  \($0.state)" }
+        case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)"]
         case let .peerLost(p, reason): return ["Peer lost: \(p.name) (\(reason))"]
+        case let .peerUpdated(p): return ["Peer \(p.name) is \(p.state)"]
         case let .invited(p, size):
             let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
             return ["\(p.name) invites you to play\(board): accept or decline?"]

@@ -1,4 +1,5 @@
 import Testing
+import TicTacDiscovery
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
@@ -17,12 +18,21 @@ struct CoreNet {
     private var inbox: [[LinkID: [UInt8]]]
     private var decoders: [[LinkID: FrameDecoder]]
     private(set) var closed: Set<LinkID> = []
+    /// `dial` actions per core: the peer asked for, its addresses and port.
+    var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
 
     init(_ configs: DaemonConfig...) {
         cores = configs.map { DaemonCore(config: $0) }
         events = Array(repeating: [], count: configs.count)
         inbox = Array(repeating: [:], count: configs.count)
         decoders = Array(repeating: [:], count: configs.count)
+        dials = Array(repeating: [], count: configs.count)
+    }
+
+    /// Tells core `i` what discovery says.
+    mutating func presence(_ i: Int, _ event: DiscoveryEvent) {
+        cores[i].presence(event, now: now)
+        collect()
     }
 
     /// Opens a connection from core `dialler` to core `to`; nothing is delivered yet.
@@ -100,6 +110,8 @@ struct CoreNet {
                         for j in [i, far(id, from: i)] { cores[j].linkClosed(id, reason: "closed", now: now) }
                         collect()
                         again = true
+                    case let .dial(peer, addresses, port):
+                        dials[i].append((peer, addresses, port))
                     case let .event(e):
                         events[i].append(e)
                     }

@@ -1,0 +1,95 @@
+import Testing
+import TicTacDiscovery
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+@testable import TicTacDaemon
+
+/// Presence is not a link: the lobby lists what discovery sees, a link is dialled only when
+/// someone invites, and the invitation goes out once that link's handshake is done.
+@Suite struct PresenceLobbyTests {
+    static func seen(_ c: DaemonConfig, at address: String, port: UInt16 = 50_000, state: PresenceState = .idle) -> PresencePeer {
+        PresencePeer(id: c.instanceID, name: c.name.value, addresses: [address], port: port,
+                     capabilities: c.capabilities, versions: 1...1, state: state, via: .broadcast)
+    }
+
+    func pair() -> (CoreNet, ann: DaemonConfig, ben: DaemonConfig) {
+        let ann = config("ann", seed: 11), ben = config("ben", seed: 12)
+        return (CoreNet(ann, ben), ann, ben)
+    }
+
+    @Test func anInvitationToAPeerOnlySeenOnTheLANDialsItThenInvites() throws {
+        var (net, ann, ben) = pair()
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        net.presence(1, .found(Self.seen(ann, at: "198.18.0.1")))
+        #expect(net.cores[0].linkCount == 0 && net.cores[0].peers.map(\.name) == ["ben"])
+        #expect(net.events[0].contains { if case let .peerFound(p) = $0 { p.via == .broadcast } else { false } })
+        #expect(net.cores[0].presenceState == .idle)
+
+        try net.command(0, .invite("ben"))
+        #expect(net.dials[0].count == 1 && net.dials[0].first?.addresses == ["198.18.0.2"] && net.dials[0].first?.port == 50_000)
+        #expect(net.cores[0].presenceState == .busy)
+        #expect(throws: CommandError.alreadyInvited) { try net.command(0, .invite("ben")) }
+
+        // The shell carries the dial out: a link from ann to ben.
+        _ = net.connect(dialler: 0, to: 1)
+        net.settle()
+        #expect(net.events[1].contains { if case .invited = $0 { true } else { false } })
+        // Already in the lobby by discovery: the link makes no second peer-found.
+        #expect(net.events[1].filter { if case .peerFound = $0 { true } else { false } }.count == 1)
+        try net.command(1, .accept)
+        net.settle()
+        #expect(net.cores[0].currentGame != nil && net.cores[1].currentGame != nil)
+        #expect(net.cores[0].presenceState == .playing && net.cores[1].presenceState == .playing)
+    }
+
+    @Test func aDialThatFailsOrHangsIsReportedOnceAndFreesThePlayer() throws {
+        var (net, _, ben) = pair()
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        try net.command(0, .invite("ben"))
+        net.cores[0].dialFailed(ben.instanceID, reason: "connection refused", now: net.now)
+        net.cores[0].dialFailed(ben.instanceID, reason: "again", now: net.now) // a stale second report
+        let failures = net.cores[0].pollActions().compactMap { if case let .event(.connectFailed(who, why)) = $0 { (who, why) } else { nil } }
+        #expect(failures.count == 1 && failures.first?.0 == "ben" && failures.first?.1 == "connection refused")
+        #expect(net.cores[0].presenceState == .idle)
+
+        try net.command(0, .invite("ben"))
+        net.advance(by: DaemonCore.dialTimeout)
+        #expect(net.events[0].contains { if case let .connectFailed(_, why) = $0 { why.contains("no answer") } else { false } })
+        #expect(net.cores[0].presenceState == .idle)
+    }
+
+    @Test func twoPlayersWhoInviteEachOtherPlay() throws {
+        var (net, ann, ben) = pair()
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        net.presence(1, .found(Self.seen(ann, at: "198.18.0.1")))
+        try net.command(0, .invite("ben"))
+        try net.command(1, .invite("ann"))
+        // Ben's dial lands first and carries his invitation; ann, still dialling, takes it.
+        _ = net.connect(dialler: 1, to: 0)
+        net.settle()
+        #expect(net.cores[0].currentGame != nil && net.cores[1].currentGame != nil)
+        #expect(!net.events[0].contains { if case .declined = $0 { true } else { false } })
+    }
+
+    @Test func aLinkAndPresenceEndIndependently() throws {
+        var (net, ann, ben) = pair()
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        net.presence(1, .found(Self.seen(ann, at: "198.18.0.1")))
+        let link = net.connect(dialler: 0, to: 1)
+        net.settle()
+        // Discovery loses ben (missed announcements) while the link lives: still in the lobby.
+        net.presence(0, .lost(Self.seen(ben, at: "198.18.0.2"), reason: "not heard"))
+        #expect(net.cores[0].peers.map(\.name) == ["ben"])
+        #expect(!net.events[0].contains { if case .peerLost = $0 { true } else { false } })
+        // Ben is announced again, then the link closes: still present, so no peer-lost.
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2", state: .playing)))
+        net.cores[0].linkClosed(link, reason: "closed", now: net.now)
+        #expect(net.cores[0].peers.first?.state == .playing)
+        let lost = net.cores[0].pollActions().contains { if case .event(.peerLost) = $0 { true } else { false } }
+        #expect(!lost)
+        net.presence(0, .lost(Self.seen(ben, at: "198.18.0.2"), reason: "ben left"))
+        #expect(net.events[0].contains { if case let .peerLost(p, r) = $0 { p.name == "ben" && r == "ben left" } else { false } })
+        #expect(net.cores[0].peers.isEmpty)
+    }
+}
