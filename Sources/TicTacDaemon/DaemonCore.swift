@@ -268,7 +268,12 @@ public struct DaemonCore {
 
     /// A link to `peer` finished its handshake: an invitation waiting for that dial goes out.
     private mutating func linkReady(_ id: LinkID, _ peer: PeerInfo, now: Instant) {
-        if let p = present[peer.id] { emit(.peerUpdated(info(p, link: peer))) } else { emit(.peerFound(peer)) }
+        if let p = present[peer.id] {
+            // Already in the lobby by discovery; HELLO's capabilities may say more than it did.
+            if info(p, link: peer) != info(p, link: nil) { emit(.peerUpdated(info(p, link: peer))) }
+        } else {
+            emit(.peerFound(peer))
+        }
         guard dialing.removeValue(forKey: peer.id) != nil else { return }
         try? sendInvite(on: id, to: peer, now: now)
     }

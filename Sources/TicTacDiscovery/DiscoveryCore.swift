@@ -113,6 +113,9 @@ public struct DiscoveryConfig: Sendable {
     public var rateBurst = 40
     /// Sources whose buckets are remembered; beyond it the idle ones are forgotten.
     public var maxSources = 4096
+    /// False for a look at the LAN (`tictac peers`): QUERY only, never ANNOUNCE or GOODBYE, so
+    /// the look does not show up as a player.
+    public var announces = true
 
     public init() {}
 }
@@ -197,7 +200,7 @@ public struct DiscoveryCore {
     public mutating func start(now: Instant) {
         guard !started else { return }
         started = true
-        sendAnnounce(now: now)
+        if config.announces { sendAnnounce(now: now) }
         broadcast(.query(from: local.id))
     }
 
@@ -212,7 +215,7 @@ public struct DiscoveryCore {
     public mutating func stop() {
         guard started else { return }
         started = false
-        broadcast(.goodbye(local.id))
+        if config.announces { broadcast(.goodbye(local.id)) }
         nextPeriodic = nil
         dueSooner = nil
     }
@@ -280,7 +283,7 @@ public struct DiscoveryCore {
     // MARK: - Private
 
     private var announceDue: Instant? {
-        guard started else { return nil }
+        guard started, config.announces else { return nil }
         var due = nextPeriodic
         if let s = dueSooner { due = due.map { min($0, s) } ?? s }
         guard let d = due else { return nil }

@@ -145,7 +145,7 @@ struct FullScreenModel {
             notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info)
         case let .error(_, message):
             notice = Notice(text: message, tone: .error)
-        case let .help(text):
+        case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
         case let .game(g, opponent):
             apply(g, opponent: opponent)

@@ -65,7 +65,7 @@ public final class NetworkPlayer {
     }
 
     /// Runs until the player quits or a signal arrives.
-    public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
+    public func run(connectTo peers: [[SocketAddress]], notices: [OutputEvent] = []) throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
         signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
@@ -73,6 +73,11 @@ public final class NetworkPlayer {
         front.onCommand = { [unowned self] command in handle(command) }
         let config = daemon.core.config
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
+        for notice in notices { front.show(notice) }
+        daemon.discovery?.onNetworkChange = { [unowned self] available, interfaces in
+            front.show(.notice(available ? "Network: looking for players on \(interfaces.joined(separator: ", "))"
+                                         : "No network: only players on this host can be found"))
+        }
         try front.start(reactor: reactor)
         for addresses in peers { daemon.connect(to: addresses) }
         try reactor.run()

@@ -18,6 +18,8 @@ public enum OutputEvent: Sendable, Equatable {
     case game(GameEvent, opponent: Opponent)
     case error(code: String, message: String)
     case help(String)
+    /// Something the player should know that is not an error (the network came or went).
+    case notice(String)
     /// Listening: our name, id and TCP port.
     case ready(name: String, id: ID128, port: UInt16)
     case peers([PeerInfo])
@@ -107,6 +109,8 @@ public struct OutputFormatter: Sendable {
             return ev("error", [("code", .string(code)), ("message", .string(message))])
         case let .help(text):
             return ev("help", [("message", .string(text))])
+        case let .notice(text):
+            return ev("notice", [("message", .string(text))])
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):
@@ -160,7 +164,7 @@ public struct OutputFormatter: Sendable {
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .error(_, message): return ["Error: \(message)"]
-        case let .help(text): return [text]
+        case let .help(text), let .notice(text): return [text]
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Logging
 import TicTacDaemon
+import TicTacDiscovery
 import TicTacEngine
 import TicTacNet
 import TicTacTerminal
@@ -16,7 +17,7 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [Play.self, BotCommand.self]
+        subcommands: [Play.self, BotCommand.self, PeersCommand.self]
     )
 }
 
@@ -48,6 +49,8 @@ struct DaemonOptions: ParsableArguments {
 
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
+
+    @OptionGroup var discovery: DiscoveryOptions
 
     func validate() throws {
         if let name { _ = try checked(try DisplayName(name)) }
@@ -89,6 +92,19 @@ struct DaemonOptions: ParsableArguments {
         return try checked(Daemon(reactor: reactor, config: config, port: port))
     }
 
+    /// Starts discovery on `daemon`; a failure is a notice for the player, not the end: peers
+    /// can still be reached with --connect.
+    func startDiscovery(_ daemon: Daemon) -> String? {
+        guard !discovery.noBroadcast else { return nil }
+        do {
+            try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
+                                      config: discovery.config(), random: SystemRandomNumberGenerator())
+            return nil
+        } catch {
+            return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
+        }
+    }
+
     func bootstrapLogging() {
         let level = logLevel
         LoggingSystem.bootstrap { label in
@@ -100,6 +116,34 @@ struct DaemonOptions: ParsableArguments {
 }
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// How daemons find each other on the LAN (Protocol.md §7).
+struct DiscoveryOptions: ParsableArguments {
+    @Option(help: "UDP port of broadcast discovery; every daemon of one LAN must use the same (1-65535).")
+    var discoveryPort: UInt16 = BroadcastDiscovery.defaultPort
+
+    @Option(help: ArgumentHelp("Seconds between announcements (0.1-60).", valueName: "seconds"))
+    var announceInterval = 2.0
+
+    @Option(help: ArgumentHelp("Announce only on this interface (repeatable; `lo` for this host only).", valueName: "name"))
+    var interface: [String] = []
+
+    @Flag(help: "No broadcast discovery: reach peers with --connect only.")
+    var noBroadcast = false
+
+    func validate() throws {
+        guard discoveryPort > 0 else { throw ValidationError("--discovery-port must be 1 to 65535") }
+        guard (0.1...60).contains(announceInterval) else {
+            throw ValidationError("--announce-interval must be 0.1 to 60 seconds")
+        }
+    }
+
+    func config() -> DiscoveryConfig {
+        var c = DiscoveryConfig()
+        c.interval = .milliseconds(Int64((announceInterval * 1000).rounded()))
+        return c
+    }
+}
 
 /// Turns a typed library error into a one-line message for the user.
 /// (Every error type of the libraries describes itself in one line.)
@@ -155,7 +199,9 @@ struct Play: ParsableCommand {
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil)
         let front = makeFront(terminal: terminal)
-        try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front).run(connectTo: try options.peers()))
+        let notice = options.startDiscovery(daemon)
+        try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
+            .run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
     }
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
@@ -202,7 +248,68 @@ struct BotCommand: ParsableCommand {
         let reactor = try checked(Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level))
+        if let notice = options.startDiscovery(daemon) { logger.warning("\(notice)") }
         let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
         try checked(runner.run(connectTo: try options.peers()))
+    }
+}
+
+struct PeersCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peers",
+        abstract: "Look at the LAN: list the tictac daemons that answer.",
+        discussion: """
+        Sends a QUERY by broadcast (Protocol.md §7), listens for --timeout seconds, and prints what \
+        answered, sorted by name. It does not announce itself, so it never shows up as a player.
+        """
+    )
+
+    @Option(help: ArgumentHelp("Seconds to listen for answers (0.1-30).", valueName: "seconds"))
+    var timeout = 1.0
+
+    @Flag(help: "Print a JSON array of {id, name, addresses, port, state, via}.")
+    var json = false
+
+    @Option(help: "Log level on standard error (debug: the datagrams counted and dropped).")
+    var logLevel: Logger.Level = .warning
+
+    @OptionGroup var discovery: DiscoveryOptions
+
+    func validate() throws {
+        guard (0.1...30).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 30 seconds") }
+    }
+
+    func run() throws {
+        var logger = Logger(label: "tictac.peers")
+        logger.logLevel = logLevel
+        let reactor = try checked(Reactor())
+        var system = SystemRandomNumberGenerator()
+        var config = discovery.config()
+        config.announces = false
+        let local = LocalPresence(id: ID128.random(using: &system), name: try checked(DisplayName("peers")),
+                                  port: 1, capabilities: [])
+        let look = try checked(BroadcastDiscovery(reactor: reactor, local: local, port: discovery.discoveryPort,
+                                                  interfaces: discovery.interface, config: config, random: system))
+        look.start()
+        reactor.schedule(after: .milliseconds(Int64((timeout * 1000).rounded()))) { reactor.stop() }
+        try checked(reactor.run())
+        let found = look.core.peers
+        let c = look.core.counters
+        logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye)")
+        look.stop()
+        if json {
+            let list = found.map { p -> JSON in
+                .object([("id", .string(p.id.description)), ("name", .string(p.name)),
+                         ("addresses", .array(p.addresses.map { .string($0) })), ("port", .int(Int(p.port))),
+                         ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))])
+            }
+            print(JSON.array(list).serialized)
+        } else if found.isEmpty {
+            print("No peers answered within \(timeout) s.")
+        } else {
+            for p in found {
+                print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)")
+            }
+        }
     }
 }
