@@ -54,8 +54,26 @@ public final class Daemon {
         connect(to: addresses, dialling: nil)
     }
 
-    /// `dialling`: the peer the core asked for; its failure goes back to the core.
-    private func connect(to addresses: [SocketAddress], dialling peer: ID128?) {
+    /// Dials a peer named by the user (`--connect`) until it answers: the first failure is
+    /// reported, then it is tried again quietly after 1 s, 2 s, 4 s ... at most every 30 s, so a
+    /// peer started later is still reached. Stops once a connection is made, or on `leave()`.
+    public func keepConnecting(to addresses: [SocketAddress], delay: Duration = .seconds(1)) {
+        guard !leaving else { return }
+        connect(to: addresses, dialling: nil) { [weak self] address, reason in
+            guard let self, !self.leaving else { return }
+            if delay == .seconds(1) {
+                self.onEvent(.connectFailed(address, reason: reason + "; trying again in the background"))
+            }
+            self.reactor.schedule(after: delay) { [weak self] in
+                self?.keepConnecting(to: addresses, delay: min(delay * 2, .seconds(30)))
+            }
+        }
+    }
+
+    /// `dialling`: the peer the core asked for; its failure goes back to the core. `onFailure`:
+    /// the caller handles the failure instead (retries).
+    private func connect(to addresses: [SocketAddress], dialling peer: ID128?,
+                         onFailure: ((String, String) -> Void)? = nil) {
         guard let address = addresses.first else {
             if let peer { core.dialFailed(peer, reason: "no usable address", now: reactor.now) }
             return
@@ -67,18 +85,19 @@ public final class Daemon {
         do {
             conn = try TCPConnection(reactor: reactor, connectingTo: address)
         } catch {
-            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer) }
-            failed(address.description, peer: peer, reason: error.description)
+            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, onFailure: onFailure) }
+            failed(address.description, peer: peer, reason: error.description, onFailure: onFailure)
             return
         }
         conn.onConnected = { [unowned self] in
             core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
             apply()
         }
-        wire(conn, id: id, fallback: Array(fallback), dialling: peer)
+        wire(conn, id: id, fallback: Array(fallback), dialling: peer, onFailure: onFailure)
     }
 
-    private func failed(_ address: String, peer: ID128?, reason: String) {
+    private func failed(_ address: String, peer: ID128?, reason: String, onFailure: ((String, String) -> Void)?) {
+        if let onFailure { return onFailure(address, reason) }
         if let peer {
             core.dialFailed(peer, reason: reason, now: reactor.now)
             apply()
@@ -150,7 +169,8 @@ public final class Daemon {
         apply()
     }
 
-    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil) {
+    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
+                      onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         conn.onFrame = { [unowned self] frame in
             core.linkReceived(id, frame, now: reactor.now)
@@ -163,8 +183,8 @@ public final class Daemon {
         conn.onClose = { [unowned self] reason in
             connections.removeValue(forKey: id)
             if !conn.isConnected, conn.isOutgoing, !leaving {
-                if !fallback.isEmpty { return connect(to: fallback, dialling: peer) } // the core never saw this link
-                failed(conn.remote.description, peer: peer, reason: reason.description)
+                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
+                failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)
             }
             core.linkClosed(id, reason: reason.description, now: reactor.now)
             apply()

@@ -38,7 +38,7 @@ public final class BotRunner {
             print(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
             fflush(nil)
         }
-        for addresses in peers { daemon.connect(to: addresses) }
+        for addresses in peers { daemon.keepConnecting(to: addresses) }
         try reactor.run()
     }
 

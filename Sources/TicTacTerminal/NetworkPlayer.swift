@@ -79,7 +79,7 @@ public final class NetworkPlayer {
                                          : "No network: only players on this host can be found"))
         }
         try front.start(reactor: reactor)
-        for addresses in peers { daemon.connect(to: addresses) }
+        for addresses in peers { daemon.keepConnecting(to: addresses) }
         try reactor.run()
     }
 

@@ -65,6 +65,24 @@ final class Log {
         #expect(logB.has { if case .peerLost = $0 { true } else { false } })
     }
 
+    @Test func aConnectToAPeerNotYetStartedKeepsTryingUntilItAnswers() throws {
+        let reactor = try Reactor()
+        let human = try Daemon(reactor: reactor, config: config("dave", seed: 5))
+        let log = Log()
+        human.onEvent = { log.events.append($0) }
+        let port: UInt16 = 52_211
+        human.keepConnecting(to: [try #require(SocketAddress(ip: "127.0.0.1", port: port))])
+        try run(reactor, for: .milliseconds(1500)) { false }
+        let failures = log.events.filter { if case .connectFailed = $0 { true } else { false } }
+        #expect(failures.count == 1, "the first failure is told once: \(failures)")
+        // The peer starts late: the next retry (after 1 s, then 2 s) reaches it.
+        let bot = try Daemon(reactor: reactor, config: config("late", seed: 6, bot: .random), port: port)
+        #expect(try run(reactor, for: .seconds(5)) { !human.core.peers.isEmpty })
+        #expect(log.events.filter { if case .connectFailed = $0 { true } else { false } }.count == 1)
+        human.leave()
+        bot.leave()
+    }
+
     @Test func aHumanInvitesByNameAndPlaysByCommands() throws {
         let reactor = try Reactor()
         let human = try Daemon(reactor: reactor, config: config("carol", seed: 3))
