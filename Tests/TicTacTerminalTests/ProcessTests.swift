@@ -222,6 +222,41 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         #expect(bot.waitExit() == 0)
     }
 
+    /// `--identity FILE`: the first start creates the key (mode 0600), a restart keeps the id;
+    /// a file that is not a key stops the start with one line.
+    @Test func identityFileKeepsTheIdAcrossRestarts() throws {
+        let dir = NSTemporaryDirectory() + "/tictac-cli-identity-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tictac/identity"
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let bot = try TicTacProcess(["bot", "--name", "botty", "--json", "--identity", path])
+            ids.append(try #require(bot.await("ready")?["id"] as? String))
+            bot.process.terminate()
+            #expect(bot.waitExit() == 0)
+        }
+        #expect(ids[0] == ids[1] && ids[0].count == 32)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let fresh = try TicTacProcess(["bot", "--name", "botty", "--json"])
+        #expect(try #require(fresh.await("ready")?["id"] as? String) != ids[0], "without the file, a new key")
+        fresh.process.terminate()
+        _ = fresh.waitExit()
+
+        try "not a key\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let p = Process()
+        p.executableURL = CLITests.binary
+        p.arguments = ["bot", "--identity", path]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus != 0)
+        #expect(text.split(separator: "\n").first?.contains("does not hold a key") == true, "\(text)")
+    }
+
     /// A blocking loopback connection to `port`.
     private func dial(_ port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
