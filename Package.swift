@@ -38,7 +38,10 @@ let package = Package(
         .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
         // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
-        .target(name: "TicTacDaemon", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"], swiftSettings: optimized),
+        .target(name: "TicTacDaemon", dependencies: [
+            "TicTacDiscovery", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
+            .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
+        ], swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
         .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
         // The executable: argument parsing and nothing else.
@@ -50,7 +53,7 @@ let package = Package(
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime"]),
+        .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),

@@ -10,8 +10,9 @@ import TicTacTime
 // actions (bytes to send, links to close, events for the player). The I/O shell (Daemon) owns
 // the sockets and the reactor and does exactly what the actions say.
 //
-// A link's life (Protocol.md §4): opened -> both sides send HELLO -> ready (version negotiated)
-// -> closed. While ready: PING after `pingAfter` of silence, dead after `deadAfter`; INVITE /
+// A link's life (Protocol.md §4): opened -> both sides send HELLO (version negotiated, the id
+// checked against the public key) -> the dialler sends PROOF, the acceptor checks it and sends
+// its own -> ready once the peer's PROOF verifies -> closed. While ready: PING after `pingAfter` of silence, dead after `deadAfter`; INVITE /
 // ACCEPT / DECLINE / CANCEL; then a GameSession carries the game. Any protocol fault sends
 // ERROR and closes the link; the daemon and its other links carry on.
 //
@@ -39,7 +40,15 @@ public struct DaemonCore {
         let openedAt: Instant
         var lastHeard: Instant
         var lastPing: Instant?
+        /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
+        let nonce: ID128
+        /// The peer's HELLO, held until its PROOF verifies.
+        var peerHello: Hello?
+        /// Set once the peer's PROOF verified (and, on the accepting side, ours went out).
+        var ready = false
+        /// The proven peer: set only when `ready`.
         var peer: PeerInfo?
+        /// Negotiated from the two HELLOs; every later frame carries it.
         var version: UInt8?
         /// peer-found was told for this link.
         var announced = false
@@ -59,13 +68,14 @@ public struct DaemonCore {
         /// The deadline last pushed to the heap for this link.
         var deadline: Instant?
 
-        init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, lastHeard: Instant) {
+        init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128) {
             self.id = id
+            self.nonce = nonce
             self.outgoing = outgoing
             self.address = address
             self.port = port
             self.openedAt = openedAt
-            self.lastHeard = lastHeard
+            self.lastHeard = openedAt
         }
     }
 
@@ -159,12 +169,14 @@ public struct DaemonCore {
 
     // MARK: - Link inputs
 
-    /// A connection is up (accepted, or our connect completed): send HELLO.
+    /// A connection is up (accepted, or our connect completed): send HELLO with a fresh nonce.
     public mutating func linkOpened(_ id: LinkID, outgoing: Bool, address: String, port: UInt16?, now: Instant) {
+        let nonce = ID128.random(using: &random)
         links[id] = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
-                         openedAt: now, lastHeard: now)
+                         openedAt: now, nonce: nonce)
         touched.append(id)
-        let hello = Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities)
+        let hello = Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
+                          publicKey: config.identity.publicKey, nonce: nonce)
         send(id, .hello(hello), version: ProtocolVersion.current)
     }
 
@@ -190,10 +202,10 @@ public struct DaemonCore {
             if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
             return fail(id, error.code, error.description)
         }
-        if version == nil {
-            handshake(id, message, now: now)
-        } else {
+        if links[id]?.ready == true {
             receive(id, message, now: now)
+        } else {
+            handshake(id, message, now: now)
         }
         runBotTurns(now: now)
     }
@@ -208,7 +220,7 @@ public struct DaemonCore {
         guard let link = links.removeValue(forKey: id), let peer = link.peer else { return }
         let why = link.closeReason ?? reason
         // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
-        let spare = links.values.first { $0.peer?.id == peer.id && $0.version != nil && !$0.closing }
+        let spare = links.values.first { $0.peer?.id == peer.id && $0.ready && !$0.closing }
         let peerStays = !link.announced || spare != nil
         // What the link carried ends with it, announced or not (a peer may have used a second
         // connection before it closed that one). If the peer goes, `peerLost` says it all.
@@ -348,7 +360,7 @@ public struct DaemonCore {
     public mutating func leaveAll() {
         for id in links.keys.sorted() {
             guard let link = links[id], !link.closing else { continue }
-            if link.version != nil { send(id, .leave) }
+            if link.ready { send(id, .leave) }
             actions.append(.close(id, flush: true))
             // We are the ones leaving: nothing more to tell our own player about this link.
             links.removeValue(forKey: id)
@@ -370,8 +382,8 @@ public struct DaemonCore {
             links[id]?.deadline = nil // popped: the refresh below pushes its next one
             touched.append(id)
             guard let link = links[id], !link.closing else { continue }
-            if link.version == nil, now >= link.openedAt + config.handshakeTimeout {
-                fail(id, .timeout, "no HELLO within \(config.handshakeTimeout)")
+            if !link.ready, now >= link.openedAt + config.handshakeTimeout {
+                fail(id, .timeout, "no HELLO and PROOF within \(config.handshakeTimeout)")
                 continue
             }
             if now >= link.lastHeard + config.deadAfter {
@@ -383,7 +395,8 @@ public struct DaemonCore {
                 actions.append(.close(id, flush: true))
                 continue
             }
-            if now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {
+            // No PING during the handshake: the peer would take it for a fault (Protocol.md §4).
+            if link.ready, now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {
                 link.lastPing = now
                 send(id, .ping(nonce: random.next()))
             }
@@ -403,11 +416,24 @@ public struct DaemonCore {
 
     // MARK: - Handshake
 
+    /// Before the link is ready: the peer's HELLO, then its PROOF (Protocol.md §4).
     private mutating func handshake(_ id: LinkID, _ message: Message, now: Instant) {
-        guard case let .hello(hello) = message else {
-            if case let .error(code, text) = message { return peerError(id, code, text) }
-            return fail(id, .unexpectedMessage, "expected HELLO first, got \(message.kind)")
+        guard let link = links[id] else { return }
+        switch message {
+        case let .error(code, text):
+            peerError(id, code, text)
+        case let .hello(hello) where link.peerHello == nil:
+            helloReceived(id, hello)
+        case let .proof(signature) where link.peerHello != nil:
+            proofReceived(id, signature, now: now)
+        case .hello:
+            fail(id, .unexpectedMessage, "second HELLO")
+        default:
+            fail(id, .unexpectedMessage, "expected \(link.peerHello == nil ? "HELLO" : "PROOF") first, got \(message.kind)")
         }
+    }
+
+    private mutating func helloReceived(_ id: LinkID, _ hello: Hello) {
         guard let version = ProtocolVersion.negotiate(remoteMin: hello.minVersion, remoteMax: hello.maxVersion) else {
             let ours = ProtocolVersion.supported
             return fail(id, .unsupportedVersion,
@@ -416,8 +442,34 @@ public struct DaemonCore {
         guard hello.instanceID != config.instanceID else {
             return fail(id, .unexpectedMessage, "connected to itself")
         }
+        guard Identity.instanceID(forPublicKey: hello.publicKey) == hello.instanceID else {
+            return fail(id, .badIdentity, "the public key in HELLO does not give instance id \(hello.instanceID)")
+        }
         guard let link = links[id] else { return }
         link.version = version
+        link.peerHello = hello
+        // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
+        // so dialling us cannot obtain our signature for a transcript naming someone else.
+        if link.outgoing { sendProof(id) }
+    }
+
+    private mutating func sendProof(_ id: LinkID) {
+        guard let link = links[id], let version = link.version, let hello = link.peerHello else { return }
+        guard let signature = config.identity.proof(version: version, ourNonce: link.nonce,
+                                                    peer: hello.instanceID, peerNonce: hello.nonce) else {
+            return fail(id, .internalError, "could not sign the handshake")
+        }
+        send(id, .proof(signature: signature))
+    }
+
+    private mutating func proofReceived(_ id: LinkID, _ signature: [UInt8], now: Instant) {
+        guard let link = links[id], let version = link.version, let hello = link.peerHello else { return }
+        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.nonce) else {
+            return fail(id, .badIdentity, "PROOF does not verify with the key of instance id \(hello.instanceID)")
+        }
+        if !link.outgoing { sendProof(id) }
+        guard links[id]?.closing == false else { return }
+        link.ready = true
         link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                              port: link.port, capabilities: hello.capabilities)
         // Two links to the same daemon. Both sides must pick the same one from what both know:
@@ -477,6 +529,8 @@ public struct DaemonCore {
         switch message {
         case .hello:
             fail(id, .unexpectedMessage, "second HELLO")
+        case .proof:
+            fail(id, .unexpectedMessage, "PROOF after the handshake")
         case let .error(code, text):
             peerError(id, code, text)
         case let .ping(nonce):
@@ -668,9 +722,12 @@ public struct DaemonCore {
     /// When a link next needs `handleTimeout`: handshake limit, liveness, ping, invitation, game.
     private func deadline(of link: Link) -> Instant? {
         guard !link.closing else { return nil }
-        var best = min(link.lastHeard + config.deadAfter,
-                       max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
-        if link.version == nil { best = min(best, link.openedAt + config.handshakeTimeout) }
+        var best = link.lastHeard + config.deadAfter
+        if link.ready {
+            best = min(best, max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
+        } else {
+            best = min(best, link.openedAt + config.handshakeTimeout)
+        }
         if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
         if let g = link.game?.nextDeadline { best = min(best, g) }
         return best

@@ -7,7 +7,10 @@ public typealias LinkID = Int
 
 /// How a daemon behaves; timers are Protocol.md §9's.
 public struct DaemonConfig {
-    public var instanceID: ID128
+    /// The key pair that proves our instance id in every handshake (Protocol.md §4).
+    public var identity: Identity
+    /// Ours, derived from the identity's public key.
+    public var instanceID: ID128 { identity.instanceID }
     public var name: DisplayName
     public var capabilities: Capabilities
     /// Board offered in our invitations.
@@ -25,9 +28,16 @@ public struct DaemonConfig {
     public var inviteTimeout: Duration = .seconds(30)
     public var rematchDelay: Duration = .seconds(3)
 
-    public init(instanceID: ID128, name: DisplayName, capabilities: Capabilities = [.tictactoe],
+    /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
+    /// everything random in the daemon.
+    public init(identity: Identity? = nil, name: DisplayName, capabilities: Capabilities = [.tictactoe],
                 makeRandom: @escaping () -> any RandomNumberGenerator) {
-        self.instanceID = instanceID
+        if let identity {
+            self.identity = identity
+        } else {
+            var rng = makeRandom()
+            self.identity = Identity(using: &rng)
+        }
         self.name = name
         self.capabilities = capabilities
         self.makeRandom = makeRandom

@@ -76,7 +76,32 @@ public struct OutputFormatter: Sendable {
 
     /// The lines for one event (none for events a style does not show).
     public func lines(for event: OutputEvent) -> [String] {
-        style == .json ? [json(event).serialized] : text(event)
+        switch (style, event) {
+        case (.json, _): [json(event).serialized] // JSON escapes control characters itself
+        case (.text, .help): text(event) // our own text, laid out on several lines
+        case (.text, _): text(event).map(Self.escaped)
+        }
+    }
+
+    /// A text line made safe for a terminal: every control character (C0, DEL, C1, U+2028,
+    /// U+2029) and bidirectional formatting character is written as a visible escape (`\x1b`,
+    /// `\u{202e}`), so text echoed from input (a bad command, a peer's name in an error)
+    /// cannot drive the terminal or reorder the line.
+    static func escaped(_ line: String) -> String {
+        guard line.unicodeScalars.contains(where: needsEscape) else { return line }
+        var out = ""
+        for scalar in line.unicodeScalars {
+            guard needsEscape(scalar) else { out.unicodeScalars.append(scalar); continue }
+            let hex = String(scalar.value, radix: 16)
+            out += scalar.value < 0x100 ? "\\x" + (hex.count < 2 ? "0" : "") + hex : "\\u{\(hex)}"
+        }
+        return out
+    }
+
+    private static func needsEscape(_ s: Unicode.Scalar) -> Bool {
+        s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029
+            || (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value)
+            || s.value == 0x200E || s.value == 0x200F || s.value == 0x061C
     }
 
     static func peer(_ p: PeerInfo) -> [(String, JSON)] {

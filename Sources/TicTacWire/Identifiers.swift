@@ -23,6 +23,12 @@ public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(high: h, low: l)
     }
 
+    /// From exactly 16 bytes, big-endian (nil for any other count).
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 16 else { return nil }
+        self.init(bytes: bytes[...])
+    }
+
     /// Parses 32 hex digits (as printed by `description`).
     public init?(hex: String) {
         guard hex.utf8.count == 32, hex.allSatisfy(\.isHexDigit), // UInt64(_:radix:) takes a sign
@@ -48,7 +54,7 @@ public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 /// Why a display name was refused.
 public enum NameError: Error, Sendable, Equatable, CustomStringConvertible {
-    case empty, tooLong(Int), invalidUTF8, controlCharacter, surroundingSpace
+    case empty, tooLong(Int), invalidUTF8, controlCharacter, surroundingSpace, bidiControl, invisible
 
     public var description: String {
         switch self {
@@ -57,12 +63,16 @@ public enum NameError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidUTF8: "name is not valid UTF-8"
         case .controlCharacter: "name contains a control character"
         case .surroundingSpace: "name starts or ends with white space"
+        case .bidiControl: "name contains a bidirectional formatting character"
+        case .invisible: "name has no visible character"
         }
     }
 }
 
-/// A player's display name: 1...64 bytes of UTF-8, no control characters (C0, DEL, C1, so a
-/// peer cannot send terminal escape sequences), no leading or trailing white space.
+/// A player's display name (Protocol.md §1): 1...64 bytes of UTF-8, no control characters (C0,
+/// DEL, C1, so a peer cannot send terminal escape sequences), no bidirectional formatting
+/// characters (they reorder what is shown around them), at least one visible character, no
+/// leading or trailing white space.
 /// Names are labels, not keys: two players may share one; the instance id tells them apart.
 public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
     public static let maxBytes = 64
@@ -79,10 +89,29 @@ public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
         guard !s.unicodeScalars.contains(where: Self.isControl) else { throw .controlCharacter }
         guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last,
               !first.properties.isWhitespace, !last.properties.isWhitespace else { throw .surroundingSpace }
+        guard !s.unicodeScalars.contains(where: Self.isBidiControl) else { throw .bidiControl }
+        guard s.unicodeScalars.contains(where: Self.isVisible) else { throw .invisible }
         value = s
     }
 
     public var description: String { value }
+
+    /// The bidirectional formatting characters (Protocol.md §1): embeddings and overrides
+    /// U+202A..U+202E, isolates U+2066..U+2069, the marks U+200E, U+200F and U+061C.
+    static func isBidiControl(_ s: Unicode.Scalar) -> Bool {
+        (0x202A...0x202E).contains(s.value) || (0x2066...0x2069).contains(s.value)
+            || s.value == 0x200E || s.value == 0x200F || s.value == 0x061C
+    }
+
+    /// Shows something by itself (Protocol.md §1): not white space, not a mark (Mn, Mc, Me), not a
+    /// format character (Cf), not a default-ignorable code point (U+200B, U+2060, U+FEFF, U+3164...).
+    static func isVisible(_ s: Unicode.Scalar) -> Bool {
+        let p = s.properties
+        switch p.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark, .format, .control: return false
+        default: return !p.isWhitespace && !p.isDefaultIgnorableCodePoint
+        }
+    }
 
     static func isControl(_ s: Unicode.Scalar) -> Bool {
         s.value < 0x20 || (0x7F...0x9F).contains(s.value) || s.value == 0x2028 || s.value == 0x2029

@@ -24,22 +24,33 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let bot = Capabilities(rawValue: 1 << 2)
 }
 
-/// The handshake: first frame each side sends on a TCP connection.
+/// The handshake: first frame each side sends on a TCP connection (Protocol.md §4).
 public struct Hello: Sendable, Equatable {
+    /// An Ed25519 public key's length in bytes.
+    public static let publicKeyLength = 32
+
     public var minVersion: UInt8
     public var maxVersion: UInt8
+    /// Derived from `publicKey` (Protocol.md §4); the receiver checks it.
     public var instanceID: ID128
     public var name: DisplayName
     public var capabilities: Capabilities
+    /// The sender's Ed25519 public key, `publicKeyLength` bytes.
+    public var publicKey: [UInt8]
+    /// Fresh random bytes for this connection: the peer's PROOF signs them.
+    public var nonce: ID128
 
     public init(minVersion: UInt8 = ProtocolVersion.supported.lowerBound,
                 maxVersion: UInt8 = ProtocolVersion.supported.upperBound,
-                instanceID: ID128, name: DisplayName, capabilities: Capabilities) {
+                instanceID: ID128, name: DisplayName, capabilities: Capabilities,
+                publicKey: [UInt8], nonce: ID128) {
         self.minVersion = minVersion
         self.maxVersion = maxVersion
         self.instanceID = instanceID
         self.name = name
         self.capabilities = capabilities
+        self.publicKey = publicKey
+        self.nonce = nonce
     }
 }
 
@@ -130,6 +141,8 @@ public enum Message: Sendable, Equatable {
     case ping(nonce: UInt64)
     case pong(nonce: UInt64)
     case leave
+    /// The sender's Ed25519 signature over the handshake transcript (Protocol.md §4).
+    case proof(signature: [UInt8])
     // Lobby (TCP)
     case invite(Invite)
     case accept(gameID: ID128)
@@ -151,7 +164,7 @@ public enum Message: Sendable, Equatable {
 
     /// Type codes on the wire.
     public enum Kind: UInt8, Sendable, CaseIterable {
-        case hello = 0x01, error = 0x02, ping = 0x03, pong = 0x04, leave = 0x05
+        case hello = 0x01, error = 0x02, ping = 0x03, pong = 0x04, leave = 0x05, proof = 0x06
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
         case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25
         case announce = 0x30, query = 0x31, goodbye = 0x32
@@ -170,6 +183,8 @@ public enum Message: Sendable, Equatable {
     public static let maxRoll: UInt32 = 999_999
     /// The longest ERROR message text, in bytes.
     public static let maxErrorText = 256
+    /// An Ed25519 signature's length in bytes (PROOF).
+    public static let signatureLength = 64
 
     public var kind: Kind {
         switch self {
@@ -178,6 +193,7 @@ public enum Message: Sendable, Equatable {
         case .ping: .ping
         case .pong: .pong
         case .leave: .leave
+        case .proof: .proof
         case .invite: .invite
         case .accept: .accept
         case .decline: .decline

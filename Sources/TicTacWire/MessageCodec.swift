@@ -18,6 +18,8 @@ extension Message {
             f.id(3, h.instanceID)
             f.string(4, h.name.value)
             f.int(5, h.capabilities.rawValue)
+            f.raw(6, h.publicKey)
+            f.id(7, h.nonce)
         case let .error(code, message):
             f.int(1, code)
             f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
@@ -25,6 +27,8 @@ extension Message {
             f.int(1, nonce)
         case .leave, .reset, .resign:
             break
+        case let .proof(signature):
+            f.raw(1, signature)
         case let .invite(i):
             f.id(1, i.gameID)
             f.int(2, i.rows)
@@ -94,7 +98,8 @@ extension Message {
             let minV: UInt8 = try f.int(1), maxV: UInt8 = try f.int(2)
             try f.check(minV >= 1 && minV <= maxV, 1, "version range \(minV)...\(maxV) is empty")
             self = .hello(Hello(minVersion: minV, maxVersion: maxV, instanceID: try f.id(3),
-                                name: try f.name(4), capabilities: Capabilities(rawValue: try f.int(5))))
+                                name: try f.name(4), capabilities: Capabilities(rawValue: try f.int(5)),
+                                publicKey: Array(try f.raw(6, length: Hello.publicKeyLength)), nonce: try f.id(7)))
         case .error:
             self = .error(code: try f.int(1), message: try f.text(2, maxBytes: Self.maxErrorText))
         case .ping:
@@ -103,6 +108,8 @@ extension Message {
             self = .pong(nonce: try f.int(1))
         case .leave:
             self = .leave
+        case .proof:
+            self = .proof(signature: Array(try f.raw(1, length: Self.signatureLength)))
         case .invite:
             let i = Invite(gameID: try f.id(1), rows: try f.int(2), cols: try f.int(3), k: try f.int(4))
             // Range rules live in the engine (BoardSize); here only what the bytes must be.

@@ -13,6 +13,7 @@ public enum ErrorCode: UInt16, Sendable, CaseIterable, CustomStringConvertible {
     case timeout = 10
     case busy = 11
     case internalError = 12
+    case badIdentity = 13
 
     /// The lower-case, dash-separated name used in logs and the plain mode's JSON.
     public var description: String {
@@ -29,6 +30,7 @@ public enum ErrorCode: UInt16, Sendable, CaseIterable, CustomStringConvertible {
         case .timeout: "timeout"
         case .busy: "busy"
         case .internalError: "internal-error"
+        case .badIdentity: "bad-identity"
         }
     }
 }

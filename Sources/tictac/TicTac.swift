@@ -47,6 +47,13 @@ struct DaemonOptions: ParsableArguments {
                                valueName: "seconds"))
     var peerTimeout = 5
 
+    @Option(help: ArgumentHelp("""
+        Keep this daemon's key (and so its instance id) in FILE: read it, or create it \
+        (mode 0600) when missing. Suggested: $XDG_STATE_HOME/tictac/identity \
+        (~/.local/state/tictac/identity). Without it, a fresh key per run.
+        """, valueName: "file"))
+    var identity: String?
+
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
@@ -83,8 +90,9 @@ struct DaemonOptions: ParsableArguments {
 
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?) throws -> Daemon {
         var system = SystemRandomNumberGenerator()
-        var config = DaemonConfig(instanceID: ID128.random(using: &system), name: name,
-                                  capabilities: capabilities, makeRandom: { SystemRandomNumberGenerator() })
+        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &system)) }
+        var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
+                                  makeRandom: { SystemRandomNumberGenerator() })
         config.size = try boardSize()
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot

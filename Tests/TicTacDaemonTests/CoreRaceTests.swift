@@ -70,6 +70,16 @@ struct CoreNet {
         collect()
     }
 
+    /// Completes the handshake of `link` on core `side`, and on the other only where the order
+    /// of Protocol.md §4 requires it: the acceptor is ready once the dialler's PROOF is in; the
+    /// dialler only once the acceptor's PROOF is, so the acceptor is then ready too.
+    mutating func completeHandshake(_ link: LinkID, on side: Int) {
+        guard let (dialler, acceptor) = wires[link] else { return }
+        deliver(to: dialler, link: link) // the acceptor's HELLO: the dialler sends its PROOF
+        deliver(to: acceptor, link: link) // HELLO and PROOF: the acceptor is ready and proves
+        if side == dialler { deliver(to: dialler, link: link) }
+    }
+
     /// Delivers in both directions until nothing is in flight.
     mutating func settle() {
         var rounds = 0
@@ -234,14 +244,14 @@ struct CoreNet {
         #expect(n.game(0)?.score == Score() && n.game(1)?.score == Score())
     }
 
-    /// ben's second connection: core 0 has heard its HELLO (a spare there), ben has not yet
-    /// heard core 0's, so it keeps the link open.
+    /// ben's second connection: core 0 has its HELLO and PROOF (a spare there), ben has not yet
+    /// core 0's PROOF, so it keeps the link open.
     private func netWithSpare(annIsBot: Bool) -> (CoreNet, spare: LinkID) {
         var n = CoreNet(config("ann", seed: 31, bot: annIsBot ? .random : nil), config("ben", seed: 32))
         _ = n.connect(dialler: 1)
         n.settle()
         let spare = n.connect(dialler: 1)
-        n.deliver(to: 0, link: spare)
+        n.completeHandshake(spare, on: 0)
         return (n, spare)
     }
 
@@ -292,7 +302,7 @@ struct CoreNet {
         var n = CoreNet(config("ann", seed: 31), config("ben", seed: 32))
         _ = n.connect(dialler: 0)
         _ = n.connect(dialler: 1)
-        n.deliver(to: first.side, link: first.link) // one handshake completes on one side
+        n.completeHandshake(first.link, on: first.side) // one handshake completes (on one side)
         if invite, let peer = n.cores[first.side].peers.first { try n.command(first.side, .invite(peer.name)) }
         n.deliver(to: first.side) // then the other, on the same side
         n.settle()

@@ -77,22 +77,22 @@ import TicTacTime
 
     @Test func unsupportedVersionRange() throws {
         let c = try RawClient(port: daemon.port)
-        var rng = SplitMix64(seed: 1)
-        c.send(.hello(Hello(minVersion: 7, maxVersion: 9, instanceID: ID128.random(using: &rng),
-                            name: try DisplayName("future"), capabilities: [])), version: 9)
+        var future = RawClient.helloMessage(name: "future", seed: 1, nonce: ID128(high: 1, low: 1))
+        (future.minVersion, future.maxVersion) = (7, 9)
+        c.send(.hello(future), version: 9)
         try expectAnswer(c, .unsupportedVersion, "no common version")
     }
 
     @Test func frameOfAnotherVersionAfterHandshake() throws {
         let c = try RawClient(port: daemon.port)
-        c.hello()
+        try #require(try c.shakeHands(reactor))
         c.send(.ping(nonce: 1), version: 2)
         try expectAnswer(c, .unsupportedVersion, "version 2 frame on a version 1 link")
     }
 
     @Test func unknownTypeWithAndWithoutIgnorable() throws {
         let c = try RawClient(port: daemon.port)
-        c.hello()
+        try #require(try c.shakeHands(reactor))
         c.write(Frame(version: 1, type: 0x7e, flags: Frame.ignorableFlag, payload: []).bytes) // skipped
         c.send(.ping(nonce: 42))
         try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains(.pong(nonce: 42)) }
@@ -112,10 +112,8 @@ import TicTacTime
 
     @Test func secondHelloOfAnotherVersion() throws {
         let c = try RawClient(port: daemon.port)
-        c.hello()
-        var rng = SplitMix64(seed: 1)
-        c.send(.hello(Hello(instanceID: ID128.random(using: &rng), name: try DisplayName("again"), capabilities: [])),
-               version: 2)
+        try #require(try c.shakeHands(reactor))
+        c.send(.hello(RawClient.helloMessage(name: "again", seed: 1, nonce: ID128(high: 1, low: 1))), version: 2)
         try expectAnswer(c, .unexpectedMessage, "a second HELLO, whatever its header's version")
     }
 
@@ -123,7 +121,7 @@ import TicTacTime
 
     /// Invites the bot and returns what it sent back after accepting (RESET, ROLL_COMMIT).
     private func invited(_ c: RawClient) throws {
-        c.hello()
+        try #require(try c.shakeHands(reactor))
         c.send(.invite(Invite(gameID: ID128(high: 5, low: 5))))
         try run(reactor, for: .seconds(2)) {
             c.poll()
@@ -175,7 +173,7 @@ import TicTacTime
         let humanLog = Log()
         human.onEvent = { humanLog.events.append($0) }
         let c = try RawClient(port: human.port)
-        c.hello()
+        try #require(try c.shakeHands(reactor))
         c.send(.invite(Invite(gameID: ID128(high: 6, low: 6))))
         #expect(try run(reactor, for: .seconds(2)) { (try? human.command(.accept)) != nil })
         let nonce = ID128(high: 3, low: 3)
@@ -229,7 +227,7 @@ import TicTacTime
 
     @Test func slowWriterIsClosedAtTheHandshakeTimeout() throws {
         let c = try RawClient(port: daemon.port)
-        let hello = Message.hello(Hello(instanceID: ID128(high: 9, low: 9), name: try DisplayName("slow"), capabilities: []))
+        let hello = Message.hello(RawClient.helloMessage(name: "slow", seed: 9, nonce: ID128(high: 9, low: 9)))
         var sent = 0
         let bytes = hello.encoded()
         let start = reactor.now
@@ -267,9 +265,9 @@ import TicTacTime
     /// `disconnected` when the spare closes.
     @Test func aSecondConnectionFromTheSamePeerGetsOneGameAndItsEnd() throws {
         let first = try RawClient(port: daemon.port), spare = try RawClient(port: daemon.port)
-        first.hello(seed: 5)
+        try #require(try first.shakeHands(reactor, seed: 5))
         try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
-        spare.hello(seed: 5)
+        try #require(try spare.shakeHands(reactor, seed: 5))
         try run(reactor, for: .milliseconds(100)) { false }
         #expect(daemon.connectionCount == 2 && daemon.core.linkCount == 2)
         let game = ID128(high: 1, low: 1), second = ID128(high: 2, low: 2)
@@ -291,7 +289,7 @@ import TicTacTime
     @Test func aPeerThatStopsReadingIsDroppedAtTheQueueBound() throws {
         // A small receive buffer, so the daemon's PONGs back up into its own write queue.
         let c = try RawClient(port: daemon.port, receiveBuffer: 4096)
-        c.hello()
+        try #require(try c.shakeHands(reactor))
         try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
         let ping = Message.ping(nonce: 7).encoded()
         let burst = Array([[UInt8]](repeating: ping, count: 2000).joined())

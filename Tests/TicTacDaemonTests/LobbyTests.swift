@@ -121,7 +121,7 @@ import TicTacTime
         let log = Log()
         d.onEvent = { log.events.append($0) }
         let raw = try RawClient(port: d.port)
-        raw.hello() // then never a word more
+        try #require(try raw.shakeHands(reactor)) // then never a word more
         try run(reactor, for: .seconds(3)) { raw.poll(); return raw.closedByPeer }
         #expect(raw.closedByPeer && raw.errorCode == .timeout, "ERROR timeout, then the close")
         #expect(raw.messages.count { if case .ping = $0 { true } else { false } } >= 3)
@@ -135,7 +135,7 @@ import TicTacTime
         c.deadAfter = .milliseconds(500)
         let d = try Daemon(reactor: reactor, config: c)
         let raw = try RawClient(port: d.port)
-        raw.hello()
+        try #require(try raw.shakeHands(reactor))
         var answered = 0
         try run(reactor, for: .seconds(1.5)) {
             raw.poll()

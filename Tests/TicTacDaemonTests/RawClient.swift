@@ -1,4 +1,5 @@
 import Glibc
+import TicTacDaemon
 import TicTacEngine
 import TicTacNet
 import TicTacWire
@@ -59,8 +60,58 @@ final class RawClient {
         return nil
     }
 
-    func hello(name: String = "raw", seed: UInt64 = 99) {
+    /// The key this client proves, set by `hello` (seeded: the same each run).
+    private(set) var identity = RawClient.identity(seed: 99)
+    /// The nonce of our HELLO.
+    private(set) var nonce = ID128(high: 0, low: 0)
+
+    /// A key from a seed, as a daemon's identity.
+    static func identity(seed: UInt64) -> Identity {
         var rng = SplitMix64(seed: seed)
-        send(.hello(Hello(instanceID: ID128.random(using: &rng), name: try! DisplayName(name), capabilities: [.tictactoe])))
+        return Identity(using: &rng)
+    }
+
+    /// A HELLO as a daemon with the key from `seed` would send it.
+    static func helloMessage(name: String, seed: UInt64, nonce: ID128) -> Hello {
+        let key = identity(seed: seed)
+        return Hello(instanceID: key.instanceID, name: try! DisplayName(name), capabilities: [.tictactoe],
+                     publicKey: key.publicKey, nonce: nonce)
+    }
+
+    /// Sends HELLO with the key from `seed` and a fresh nonce (Protocol.md §4).
+    func hello(name: String = "raw", seed: UInt64 = 99) {
+        identity = Self.identity(seed: seed)
+        nonce = ID128(high: seed, low: UInt64(fd))
+        send(.hello(Self.helloMessage(name: name, seed: seed, nonce: nonce)))
+    }
+
+    /// The daemon's HELLO, once it is in (call `poll` first).
+    var peerHello: Hello? {
+        for case let .hello(h) in messages { return h }
+        return nil
+    }
+
+    /// Whether the daemon sent its PROOF.
+    var receivedProof: [UInt8]? {
+        for case let .proof(signature) in messages { return signature }
+        return nil
+    }
+
+    /// Our PROOF for the daemon's HELLO: we dialled, so we prove first (Protocol.md §4).
+    func proof(for peer: Hello) -> Message {
+        .proof(signature: identity.proof(version: 1, ourNonce: nonce, peer: peer.instanceID, peerNonce: peer.nonce) ?? [])
+    }
+
+    /// The whole handshake as a dialling daemon does it: HELLO, the daemon's HELLO, our PROOF, the
+    /// daemon's PROOF (checked). Returns whether the link is ready.
+    @discardableResult
+    func shakeHands(_ reactor: Reactor, name: String = "raw", seed: UInt64 = 99) throws -> Bool {
+        hello(name: name, seed: seed)
+        try run(reactor, for: .seconds(2)) { poll(); return peerHello != nil || closedByPeer }
+        guard let peer = peerHello else { return false }
+        send(proof(for: peer))
+        try run(reactor, for: .seconds(2)) { poll(); return receivedProof != nil || closedByPeer }
+        guard let signature = receivedProof else { return false }
+        return identity.verifyProof(signature, version: 1, peer: peer, ourNonce: nonce)
     }
 }

@@ -18,7 +18,7 @@ final class SeededRandoms {
 func config(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
     let randoms = SeededRandoms(seed)
     var rng = SplitMix64(seed: seed)
-    var c = DaemonConfig(instanceID: ID128.random(using: &rng), name: try! DisplayName(name),
+    var c = DaemonConfig(identity: Identity(using: &rng), name: try! DisplayName(name),
                          makeRandom: { randoms.make() })
     c.bot = bot.map(Bot.init(level:))
     return c

@@ -87,6 +87,17 @@ import TicTacTime
         #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins!")
         #expect(t(.interrupted).hasPrefix("Peer Disconnected!"))
     }
+
+    /// Text echoed from input (here a bad command with ESC, BEL and a right-to-left override)
+    /// reaches the terminal escaped, never raw; JSON escapes it its own way.
+    @Test func textEscapesControlCharactersInErrors() {
+        let text = OutputFormatter(style: .text)
+        let message = "unknown command '\u{1b}[2J\u{7}\u{202E}x'"
+        let line = text.lines(for: .error(code: "bad-command", message: message)).joined()
+        #expect(line == #"Error: unknown command '\x1b[2J\x07\u{202e}x'"#)
+        #expect(!line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x202E })
+        #expect(text.lines(for: .help("a\nb")) == ["a\nb"], "our own help keeps its lines")
+    }
 }
 
 @Suite struct LocalMatchTests {
@@ -183,6 +194,25 @@ import TicTacTime
         #expect(names.contains("game-over") && names.contains("score"))
         let over = events.first { $0["event"] as? String == "game-over" }
         #expect(over?["result"] as? String == "lost")
+    }
+
+    /// The plain text mode never echoes ESC or BEL from its input (Output.swift, `escaped`).
+    @Test func plainTextModeEscapesWhatItEchoes() throws {
+        let r = try run(["play", "--local", "--plain", "--level", "random"], input: "\u{1b}[2J\u{7}\nquit\n")
+        #expect(r.status == 0)
+        #expect(!r.out.utf8.contains(0x1b) && !r.out.utf8.contains(0x07), "\(r.out.debugDescription)")
+        #expect(r.out.contains(#"'\x1b[2j\x07'"#), "\(r.out.debugDescription)") // the parser lower-cases
+    }
+
+    /// A `--name` with a bidirectional override, or with nothing visible, is a usage error of
+    /// one line (Protocol.md §1's name rule).
+    @Test func misleadingNamesAreUsageErrors() throws {
+        for name in ["\u{202E}ecila", "\u{200B}", "\u{301}"] {
+            let r = try run(["bot", "--name", name], input: "")
+            #expect(r.status != 0, "\(name.debugDescription)")
+            // One line says what is wrong (the parser's usage summary follows it).
+            #expect(r.err.split(separator: "\n").first?.hasPrefix("Error: name ") == true, "\(r.err)")
+        }
     }
 
     @Test func badOptionsGiveOneLineAndAFailureStatus() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TicTacDaemon
 import TicTacEngine
 import TicTacWire
 
@@ -187,25 +188,73 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         let port = try #require(bot.await("ready")?["port"] as? Int)
         let fd = try dial(port)
         defer { close(fd) }
+        // The whole handshake (Protocol.md §4): HELLO, the bot's HELLO, our PROOF (we dialled).
         var rng = SplitMix64(seed: 3)
-        let hello = Message.hello(Hello(instanceID: ID128.random(using: &rng), name: try DisplayName("mute"),
-                                        capabilities: [.tictactoe])).encoded()
-        _ = hello.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let key = Identity(using: &rng)
+        let nonce = ID128(high: 3, low: 3)
+        func write(_ m: Message) {
+            let bytes = m.encoded()
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        write(.hello(Hello(instanceID: key.instanceID, name: try DisplayName("mute"), capabilities: [.tictactoe],
+                           publicKey: key.publicKey, nonce: nonce)))
         var decoder = FrameDecoder()
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         var buffer = [UInt8](repeating: 0, count: 4096)
         let end = Date().addingTimeInterval(4)
         var closed = false
+        var messages: [Message] = []
+        var proven: Date?
         while !closed, Date() < end, poll(&p, 1, 100) >= 0 {
             let n = read(fd, &buffer, buffer.count)
             if n > 0 { decoder.feed(buffer[0..<n]) } else if n == 0 { closed = true }
+            while let f = try? decoder.next() { if let m = try? Message(frame: f) { messages.append(m) } }
+            if proven == nil, let botHello = messages.lazy.compactMap({ if case let .hello(h) = $0 { h } else { nil } }).first {
+                write(.proof(signature: key.proof(version: 1, ourNonce: nonce, peer: botHello.instanceID,
+                                                  peerNonce: botHello.nonce) ?? []))
+                proven = Date()
+            }
         }
-        var messages: [Message] = []
-        while let f = try? decoder.next() { if let m = try? Message(frame: f) { messages.append(m) } }
         #expect(closed, "closed within 4 s")
+        #expect(messages.contains { if case .proof = $0 { true } else { false } }, "the bot proved its id: the link was ready")
         #expect(messages.contains { if case .error(ErrorCode.timeout.rawValue, _) = $0 { true } else { false } })
         bot.process.terminate()
         #expect(bot.waitExit() == 0)
+    }
+
+    /// `--identity FILE`: the first start creates the key (mode 0600), a restart keeps the id;
+    /// a file that is not a key stops the start with one line.
+    @Test func identityFileKeepsTheIdAcrossRestarts() throws {
+        let dir = NSTemporaryDirectory() + "/tictac-cli-identity-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/tictac/identity"
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let bot = try TicTacProcess(["bot", "--name", "botty", "--json", "--identity", path])
+            ids.append(try #require(bot.await("ready")?["id"] as? String))
+            bot.process.terminate()
+            #expect(bot.waitExit() == 0)
+        }
+        #expect(ids[0] == ids[1] && ids[0].count == 32)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let fresh = try TicTacProcess(["bot", "--name", "botty", "--json"])
+        #expect(try #require(fresh.await("ready")?["id"] as? String) != ids[0], "without the file, a new key")
+        fresh.process.terminate()
+        _ = fresh.waitExit()
+
+        try "not a key\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let p = Process()
+        p.executableURL = CLITests.binary
+        p.arguments = ["bot", "--identity", path]
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus != 0)
+        #expect(text.split(separator: "\n").first?.contains("does not hold a key") == true, "\(text)")
     }
 
     /// A blocking loopback connection to `port`.

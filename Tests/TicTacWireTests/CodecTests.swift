@@ -21,19 +21,23 @@ import Testing
 
     static let alice = ID128(high: 0x0011_2233_4455_6677, low: 0x8899_aabb_ccdd_eeff)
     static let game = ID128(high: 0xfedc_ba98_7654_3210, low: 0x0123_4567_89ab_cdef)
+    static let key = [UInt8](repeating: 0xd7, count: Hello.publicKeyLength)
 
     /// One message of every kind, with edge values where a kind has them.
     static func samples() throws -> [Message] {
         let alice = try DisplayName("alice")
         let wide = try DisplayName(String(repeating: "🎲", count: 16)) // 64 bytes
         return [
-            .hello(Hello(minVersion: 1, maxVersion: 1, instanceID: Self.alice, name: alice, capabilities: [.tictactoe, .field])),
+            .hello(Hello(minVersion: 1, maxVersion: 1, instanceID: Self.alice, name: alice, capabilities: [.tictactoe, .field],
+                         publicKey: Self.key, nonce: Self.game)),
             .hello(Hello(minVersion: 1, maxVersion: 255, instanceID: ID128(high: 0, low: 0), name: wide,
-                         capabilities: Capabilities(rawValue: .max))),
+                         capabilities: Capabilities(rawValue: .max), publicKey: [UInt8](repeating: 0, count: 32),
+                         nonce: ID128(high: .max, low: .max))),
             .error(code: ErrorCode.illegalMove.rawValue, message: "cell 5 is already taken"),
             .error(code: 0xffff, message: ""),
             .error(code: 1, message: String(repeating: "x", count: Message.maxErrorText)),
             .ping(nonce: 0), .pong(nonce: .max), .leave,
+            .proof(signature: (0..<64).map { UInt8($0) }),
             .invite(Invite(gameID: Self.game, rows: 20, cols: 20, k: 5)),
             .accept(gameID: Self.game),
             .decline(gameID: Self.game, reason: .unsupported),
@@ -415,6 +419,14 @@ import Testing
             ("hello without a name", 0x01, Self.field(1, [1]) + Self.field(2, [1]) + Self.field(3, Self.alice.bytes)
                 + Self.field(5, [0, 0, 0, 1]), .missingField(type: 0x01, tag: 4)),
             ("decline without a reason", 0x12, Self.field(1, Self.game.bytes), .missingField(type: 0x12, tag: 2)),
+            ("signature of 63 bytes", 0x06, Self.field(1, [UInt8](repeating: 1, count: 63)), .badFieldLength(type: 0x06, tag: 1, length: 63)),
+            ("signature of 65 bytes", 0x06, Self.field(1, [UInt8](repeating: 1, count: 65)), .badFieldLength(type: 0x06, tag: 1, length: 65)),
+            ("hello with a 31-byte key", 0x01, Self.field(1, [1]) + Self.field(2, [1]) + Self.field(3, Self.alice.bytes)
+                + Self.field(4, Array("bob".utf8)) + Self.field(5, [0, 0, 0, 1]) + Self.field(6, [UInt8](repeating: 1, count: 31))
+                + Self.field(7, Self.game.bytes), .badFieldLength(type: 0x01, tag: 6, length: 31)),
+            ("hello without a nonce", 0x01, Self.field(1, [1]) + Self.field(2, [1]) + Self.field(3, Self.alice.bytes)
+                + Self.field(4, Array("bob".utf8)) + Self.field(5, [0, 0, 0, 1]) + Self.field(6, Self.key),
+             .missingField(type: 0x01, tag: 7)),
         ]
         for (what, type, payload, expected) in others {
             let error = Self.wireError { _ = try Self.decodeFrameBytes(Self.frame(type: type, payload)) }
@@ -487,7 +499,8 @@ import Testing
     // MARK: - Names and text
 
     @Test func displayNamesAccepted() throws {
-        for name in ["alice", "Ünïcödé 🎲", "a b", "x", String(repeating: "a", count: 64),
+        for name in ["alice", "Ünïcödé 🎲", "a b", "x", String(repeating: "a", count: 64), "e\u{301}", "ali\u{200B}ce",
+                     "\u{5E9}\u{5DC}\u{5D5}\u{5DD}", "\u{627}\u{644}\u{633}",
                      String(repeating: "🎲", count: 16), String(repeating: "é", count: 32)] {
             let n = try DisplayName(name)
             #expect(n.value == name)
@@ -517,6 +530,18 @@ import Testing
             ("only a space", Array(" ".utf8), .surroundingSpace),
             ("leading no-break space", Array("\u{a0}alice".utf8), .surroundingSpace),
             ("trailing ideographic space", Array("alice\u{3000}".utf8), .surroundingSpace),
+            ("U+202E right-to-left override", Array("\u{202E}ecila".utf8), .bidiControl),
+            ("U+202A embedding", Array("a\u{202A}b".utf8), .bidiControl),
+            ("U+2066 isolate", Array("a\u{2066}b".utf8), .bidiControl),
+            ("U+2069 pop isolate", Array("a\u{2069}b".utf8), .bidiControl),
+            ("U+200E mark", Array("a\u{200E}".utf8), .bidiControl),
+            ("U+200F mark", Array("\u{200F}b".utf8), .bidiControl),
+            ("U+061C Arabic letter mark", Array("a\u{61C}b".utf8), .bidiControl),
+            ("U+200B alone", Array("\u{200B}".utf8), .invisible),
+            ("U+2060 and U+FEFF", Array("\u{2060}\u{FEFF}".utf8), .invisible),
+            ("a combining mark alone", Array("\u{301}".utf8), .invisible),
+            ("combining marks and a joiner", Array("\u{301}\u{200D}\u{20DD}".utf8), .invisible),
+            ("Hangul filler", Array("\u{3164}".utf8), .invisible),
         ]
         for (what, bytes, expected) in cases {
             #expect(throws: expected, "\(what)") { try DisplayName(utf8: bytes[...]) }

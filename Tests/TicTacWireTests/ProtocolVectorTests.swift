@@ -9,6 +9,14 @@ import Testing
 /// - `name=N error=CODE`: decoding these bytes fails with that error code.
 @Suite struct ProtocolVectorTests {
     static let alice = ID128(high: 0x0011_2233_4455_6677, low: 0x8899_aabb_ccdd_eeff)
+    /// The instance id of RFC 8032's first test key (Protocol.md §4; derived in the daemon's tests).
+    static let keyID = ID128(high: 0x4619_6bb5_e841_777d, low: 0xba09_7735_0dcc_63e4)
+    static let publicKey = hexBytes("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+    static let helloNonce = ID128(high: 0xa0a1_a2a3_a4a5_a6a7, low: 0xa8a9_aaab_acad_aeaf)
+    static let signature = hexBytes("""
+        e8d58e0825e42f17e99257077e70c8bbd44a1dd634e598f38d95544c67196e1c\
+        a9e8cac74f8020eebd7ce85b65bb90ca0400e5d1b2088525d5b510467a858205
+        """)
     static let game = ID128(high: 0xfedc_ba98_7654_3210, low: 0x0123_4567_89ab_cdef)
     static let nonce = ID128(high: 0x0f0e_0d0c_0b0a_0908, low: 0x0706_0504_0302_0100)
     /// SHA-256 of roll 123456 and `nonce` (checked against Protocol.md §8 in the engine tests).
@@ -18,8 +26,9 @@ import Testing
     static let messages: [String: Message] = {
         let name = try! DisplayName("alice") // a literal: cannot fail
         return [
-            "hello": .hello(Hello(minVersion: 1, maxVersion: 1, instanceID: alice, name: name,
-                                  capabilities: [.tictactoe, .field])),
+            "hello": .hello(Hello(minVersion: 1, maxVersion: 1, instanceID: keyID, name: name,
+                                  capabilities: [.tictactoe, .field], publicKey: publicKey, nonce: helloNonce)),
+            "proof": .proof(signature: signature),
             "error": .error(code: ErrorCode.illegalMove.rawValue, message: "cell 5 is already taken"),
             "ping": .ping(nonce: 0x0102_0304_0506_0708),
             "pong": .pong(nonce: 0x0102_0304_0506_0708),
@@ -106,6 +115,16 @@ import Testing
                 #expect(try Message(datagram: v.bytes) == m, "\(v.name) as a datagram")
             }
         }
+    }
+
+    /// §4's transcript vector is what `HandshakeTranscript` builds from the ids and nonces it names.
+    @Test func transcriptVector() throws {
+        let v = try #require(try Self.vectors().first { $0.attributes["identity"] == "transcript" })
+        let built = HandshakeTranscript.bytes(version: 1, signer: Self.keyID, signerNonce: Self.helloNonce,
+                                              verifier: Self.alice, verifierNonce: Self.nonce)
+        #expect(built == v.bytes)
+        #expect(built.count == HandshakeTranscript.length)
+        #expect(Array(built.prefix(15)) == Array("tictac-proof-v1".utf8))
     }
 
     @Test func extensionVectorsDecode() throws {

@@ -156,7 +156,7 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws
     let seeds = Seeds(1)
     let baselineKB = procStatusKB(serverPID, "VmRSS")
     for i in 0..<connections {
-        var config = DaemonConfig(instanceID: ID128.random(using: &idRandom), name: try DisplayName("load-\(i)"),
+        var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("load-\(i)"),
                                   capabilities: [.tictactoe, .bot], makeRandom: seeds.make)
         config.bot = Bot(level: .perfect)
         let client = try Daemon(reactor: reactor, config: config)
@@ -211,7 +211,7 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     var idRandom = SplitMix64(seed: 0x6d6f_7665)
-    var config = DaemonConfig(instanceID: ID128.random(using: &idRandom), name: try DisplayName("rt-player"),
+    var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"),
                               makeRandom: Seeds(7).make)
     config.size = try BoardSize(rows: 20, cols: 20, k: 20)
     config.rematchDelay = .zero
