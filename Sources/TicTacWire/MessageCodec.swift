@@ -23,7 +23,7 @@ extension Message {
             f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
         case let .ping(nonce), let .pong(nonce):
             f.int(1, nonce)
-        case .leave, .reset, .resign:
+        case .leave, .reset, .resign, .timeUp:
             break
         case let .invite(i):
             f.id(1, i.gameID)
@@ -35,8 +35,10 @@ extension Message {
         case let .decline(id, reason):
             f.id(1, id)
             f.int(2, reason.rawValue)
-        case let .rollCommit(commitment):
+        case let .rollCommit(commitment, moveTime):
             f.raw(1, commitment)
+            if moveTime != 0 { f.int(2, moveTime) } // absent means 0, so the plain form stays canonical
+
         case let .roll(value, nonce):
             f.int(1, value)
             f.id(2, nonce)
@@ -116,7 +118,8 @@ extension Message {
         case .reset:
             self = .reset
         case .rollCommit:
-            self = .rollCommit(commitment: Array(try f.raw(1, length: 32)))
+            let moveTime: UInt16 = f.has(2) ? try f.int(2) : 0
+            self = .rollCommit(commitment: Array(try f.raw(1, length: 32)), moveTime: moveTime)
         case .roll:
             let value: UInt32 = try f.int(1)
             try f.check(value <= Self.maxRoll, 1, "roll \(value) is above \(Self.maxRoll)")
@@ -129,6 +132,8 @@ extension Message {
             self = .move(cell: try f.int(1))
         case .resign:
             self = .resign
+        case .timeUp:
+            self = .timeUp
         case .announce:
             let busy: UInt8 = try f.int(6)
             self = .announce(Announce(instanceID: try f.id(1), name: try f.name(2), tcpPort: try f.int(3),
