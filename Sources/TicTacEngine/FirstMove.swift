@@ -5,9 +5,10 @@ import TicTacWire
 /// can steer it. Both sides compute it from the same four values with no further message:
 ///
 /// 1. x = secret_a XOR secret_b, bytewise over the two 20-byte secrets (roll || nonce).
-/// 2. j = SHA-256(x).
-/// 3. Order the two commitments bytewise (unsigned). If j[0] < 0x80 the side whose commitment
-///    sorts first moves first, else the other side.
+/// 2. Order the two commitments bytewise (unsigned): c1 sorts first, c2 second.
+/// 3. j = SHA-256(c1 || c2 || x). If j[0] < 0x80 the side of c1 moves first, else the side of c2.
+///    (Not SHA-256(x) alone: a peer whose secret is all zeros would make that our own commitment,
+///    which it knows before it commits; `FairnessTests` caught exactly that.)
 /// 4. The rolls shown to the players: high = 1 + (j[4..<8] as u32) mod 999,999; low =
 ///    (j[8..<12] as u32) mod high. The first mover shows high, so "the higher roll moves first
 ///    and plays O" still reads true, and ties cannot happen.
@@ -28,8 +29,10 @@ public enum FirstMove {
     public static func decide(ourCommitment: [UInt8], ourSecret: [UInt8],
                               theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
         guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }
-        let j = Array(SHA256.hash(data: zip(ourSecret, theirSecret).map { $0 ^ $1 }))
         let weSortFirst = ourCommitment.lexicographicallyPrecedes(theirCommitment)
+        var input = weSortFirst ? ourCommitment + theirCommitment : theirCommitment + ourCommitment
+        input += zip(ourSecret, theirSecret).map { $0 ^ $1 }
+        let j = Array(SHA256.hash(data: input))
         let lowerCommitmentFirst = j[0] < 0x80
         let weMoveFirst = weSortFirst == lowerCommitmentFirst
         let high = 1 + Int(u32(j, 4) % Message.maxRoll)

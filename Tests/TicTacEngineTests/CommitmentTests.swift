@@ -5,7 +5,7 @@ import TicTacEngine
 import TicTacWire
 
 @Suite struct CommitmentTests {
-    /// The `sha256=` blocks of Protocol.md §8: 20-byte secrets (roll, then nonce) and their XOR.
+    /// The `sha256=` blocks of Protocol.md §8: 20-byte secrets (roll, then nonce) and the first-move input.
     @Test func protocolCommitmentVectors() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Protocol.md").standardized
@@ -30,7 +30,7 @@ import TicTacWire
             let made = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
             #expect(made == expected, "\(lines[i])")
             // A secret (roll || nonce): the engine's commitment is that same hash.
-            #expect(bytes.count == 20)
+            guard bytes.count == 20 else { checked += 1; continue }
             let roll = bytes[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let nonce = try #require(ID128(hex: bytes[4...].map { String(format: "%02x", $0) }.joined()))
             #expect(Commitment.secret(roll: roll, nonce: nonce) == bytes)
