@@ -563,7 +563,7 @@ public struct DaemonCore {
                 links[id]?.gameID = nil
                 emit(.matchEnded(peer, byUs: false))
             }
-        case .reset, .rollCommit, .roll, .rollAck, .move, .resign:
+        case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp:
             guard links[id]?.game != nil else {
                 if links[id]?.ignoreGameFrames == true { return }
                 return fail(id, message.kind == .move ? .illegalMove : .unexpectedMessage,
@@ -623,7 +623,8 @@ public struct DaemonCore {
         links[id]?.ignoreGameFrames = false
         links[id]?.gameID = gameID
         let score = links[id]?.peer.flatMap { scores[$0.id] } ?? Score()
-        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay, score: score)
+        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay, score: score,
+                               moveTime: config.moveTime)
         links[id]?.game = game
         try? links[id]?.game?.handle(.start, now: now)
         drainGame(id, now: now)

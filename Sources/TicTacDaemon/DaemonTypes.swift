@@ -27,6 +27,10 @@ public struct DaemonConfig {
     public var handshakeTimeout: Duration = .seconds(5)
     public var inviteTimeout: Duration = .seconds(30)
     public var rematchDelay: Duration = .seconds(3)
+    /// Seconds per move our player asks for; zero asks for no clock. The game uses the shorter
+    /// of both players' nonzero asks; our daemon resigns for our player when it runs out, and
+    /// ends a game whose peer overruns it by `GameSession.moveGrace` (Protocol.md §9).
+    public var moveTime: Duration = .seconds(120)
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.

@@ -1,15 +1,20 @@
 import Crypto
 import TicTacWire
 
-/// The fair die roll (Protocol.md §8): each side commits to SHA-256(roll || nonce) before
-/// either reveals, so neither can wait for the other's roll and send a higher one.
+/// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) before
+/// either reveals, so neither can choose its secret after seeing the other's.
 public enum Commitment {
-    /// SHA-256 over the roll as 4 big-endian bytes followed by the 16-byte nonce.
-    public static func make(roll: UInt32, nonce: ID128) -> [UInt8] {
+    /// The secret a commitment hides: the roll as 4 big-endian bytes, then the 16-byte nonce.
+    public static func secret(roll: UInt32, nonce: ID128) -> [UInt8] {
         var w = ByteWriter(capacity: 20)
         w.write(roll)
         w.write(nonce.bytes)
-        return Array(SHA256.hash(data: w.bytes))
+        return w.bytes
+    }
+
+    /// SHA-256 over the secret.
+    public static func make(roll: UInt32, nonce: ID128) -> [UInt8] {
+        Array(SHA256.hash(data: secret(roll: roll, nonce: nonce)))
     }
 
     /// True when `roll` and `nonce` open `commitment`.

@@ -13,11 +13,15 @@ import TicTacTime
 // RESET, then ROLL_COMMIT. Once a side has sent its commitment and holds the peer's, it sends ROLL
 // (roll + nonce); on the peer's ROLL it checks the commitment and answers ROLL_ACK echoing the roll.
 // On the peer's ROLL_ACK (which the stream order guarantees comes after the peer's ROLL) the side
-// decides: higher roll moves first and plays O; a tie clears only the peer's half and the flags and
-// commits to a fresh roll (the seed's tie bug wiped the new roll). All die state is then cleared so
-// no roll is reused. RESET received in Done clears die state (the seed's rule: the peer's next
-// commitment follows on the stream and must be kept); RESET in RollingDice is the peer's own start
-// and changes nothing.
+// decides with `FirstMove` from both secrets, so neither side alone steers it and ties cannot
+// happen. All die state is then cleared so no roll is reused. RESET received in Done clears die
+// state (the seed's rule: the peer's next commitment follows on the stream and must be kept);
+// RESET in RollingDice is the peer's own start and changes nothing.
+//
+// Timers (Protocol.md §9), one at a time in `nextDeadline`: the first move must be decided within
+// `rollTimeout` of our RESET (a peer that saw our reveal and withholds its own forfeits, and the
+// link closes); our player's move clock resigns for it with TIME_UP; the peer's move clock, plus
+// `moveGrace`, ends a game the peer stalls (forfeit, and the link closes).
 //
 // Rounds: every RESET starts a round, so each side counts the rounds it started and the rounds the
 // peer started. A peer message from the round we already finished crossed our final MOVE or our
@@ -51,8 +55,12 @@ public struct Score: Sendable, Hashable {
 /// What the player in this seat is told.
 public enum GameEvent: Sendable, Equatable {
     case gameStarted(piece: Piece, first: Bool, size: BoardSize)
-    /// Both rolls were equal: rolling again.
-    case tieRoll
+    /// The first move was decided: the rolls shown (the higher moves first, never equal) and the
+    /// agreed seconds per move (0: no clock). Comes just before `gameStarted`.
+    case rolls(yours: Int, theirs: Int, moveTime: Int)
+    /// A clock ran out (Protocol.md §9): ours (`yours`) or the peer's, in the roll or on a move.
+    /// The game-over event follows.
+    case timeUp(yours: Bool, clock: Clock)
     case yourTurn
     case opponentTurn
     case opponentMoved(cell: Int)
@@ -63,6 +71,14 @@ public enum GameEvent: Sendable, Equatable {
     case score(Score)
     /// The link is gone (the seed's "Peer Disconnected!").
     case interrupted
+}
+
+/// The two clocks of Protocol.md §9.
+public enum Clock: String, Sendable {
+    /// The first-move decision (commit, reveal, acknowledge).
+    case roll
+    /// One move of a player.
+    case move
 }
 
 /// What the owner must do.
@@ -121,8 +137,22 @@ public struct GameSession {
     public private(set) var lastResult: GameResult?
     /// Games finished with this peer.
     public var gamesPlayed: Int { score.won + score.lost + score.drawn }
-    /// When the rematch starts (in Done), else nil.
+    /// When `handleTimeout` has work: the rematch (Done), the roll deadline (RollingDice), a move
+    /// clock (MyTurn, OpponentTurn); else nil.
     public private(set) var nextDeadline: Instant?
+    /// Seconds per move our player asks for (0: none); the game uses the shorter nonzero ask.
+    public let moveTime: UInt16
+    /// The agreed seconds per move of the running game (0: no clock).
+    public private(set) var agreedMoveTime: UInt16 = 0
+
+    /// The first move must be decided this long after our RESET: the peer's rematch wait (3.0 s)
+    /// plus 5 s for an automatic reveal (Protocol.md §9).
+    public static let rollTimeout: Duration = .seconds(8)
+    /// Extra time the peer's move clock gets before we end a stalled game: its own daemon
+    /// resigns at the clock, and its TIME_UP needs a moment to arrive (Protocol.md §9).
+    public static let moveGrace: Duration = .seconds(10)
+    /// A nonzero move time below this is read as this (so a peer cannot rush us).
+    public static let minimumMoveTime: UInt16 = 5
 
     private var rng: AnyRandom
     private var actions: [GameAction] = []
@@ -133,35 +163,39 @@ public struct GameSession {
     private var peerRound = 0
     /// How the last game ended, for messages that crossed its end on the wire.
     private var lastEnding: Ending?
-    /// The board when we resigned, and the peer's piece: a peer MOVE may have crossed our RESIGN.
+    /// The board when we resigned in the peer's turn, and the peer's piece: only then may a peer
+    /// MOVE have crossed our RESIGN (resigning in our own turn, no peer MOVE can be in flight).
     private var atResign: (board: Board, theirPiece: Piece)?
 
     private enum Ending { case ourMove, theirMove, ourResign, theirResign, settled }
 
     /// Both halves of one roll exchange.
     private struct DieState {
-        var ours: (roll: UInt32, nonce: ID128)?
+        var ours: (roll: UInt32, nonce: ID128, commitment: [UInt8])?
         var revealed = false
         var theirCommitment: [UInt8]?
-        var theirRoll: UInt32?
+        var theirMoveTime: UInt16 = 0
+        var theirRoll: (value: UInt32, nonce: ID128)?
         var acknowledged = false
-
-        mutating func clearTheirs() {
-            theirCommitment = nil
-            theirRoll = nil
-            acknowledged = false
-            revealed = false
-        }
     }
 
-    /// `score` carries on a running score from an earlier match with the same peer.
+    /// `score` carries on a running score from an earlier match with the same peer. `moveTime`
+    /// is the clock our player asks for per move (zero: none; Protocol.md §9).
     public init(size: BoardSize = .classic, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
-                score: Score = Score()) {
+                score: Score = Score(), moveTime: Duration = .zero) {
         self.size = size
         self.score = score
         self.board = Board(size: size)
         self.rng = AnyRandom(rng)
         self.rematchDelay = rematchDelay
+        self.moveTime = UInt16(clamping: moveTime.components.seconds)
+    }
+
+    /// The game's clock from both asks: the shorter nonzero one, at least `minimumMoveTime`;
+    /// 0 (none) when neither asks (Protocol.md §9).
+    public static func agreedMoveTime(_ a: UInt16, _ b: UInt16) -> UInt16 {
+        let asks = [a, b].filter { $0 != 0 }.map { max($0, minimumMoveTime) }
+        return asks.min() ?? 0
     }
 
     /// Actions produced since the last call, in order.
@@ -183,7 +217,7 @@ public struct GameSession {
     public mutating func handle(_ input: GameInput, now: Instant) throws(LocalActionError) {
         switch input {
         case .start:
-            if state == .beginning { newGame() }
+            if state == .beginning { newGame(now: now) }
         case let .received(message):
             receive(message, now: now)
         case let .localMove(cell):
@@ -194,6 +228,7 @@ public struct GameSession {
             emit(.show(.board(board)))
             if !finishIfOver(after: cell, ending: .ourMove, now: now) {
                 state = .opponentTurn
+                startClock(now: now)
                 emit(.show(.opponentTurn))
             }
         case .localResign:
@@ -202,10 +237,10 @@ public struct GameSession {
         case .localNewGame:
             switch state {
             case .done:
-                newGame()
+                newGame(now: now)
             case .myTurn, .opponentTurn:
                 resign(now: now)
-                newGame()
+                newGame(now: now)
             case .rollingDice:
                 break // a game is already starting
             case .beginning, .interrupted:
@@ -219,26 +254,65 @@ public struct GameSession {
         }
     }
 
-    /// Call when `nextDeadline` has passed: starts the rematch.
+    /// Call when `nextDeadline` has passed: starts the rematch, or acts on a clock that ran out.
     public mutating func handleTimeout(now: Instant) {
-        guard let deadline = nextDeadline, deadline <= now, state == .done else { return }
-        newGame()
+        guard let deadline = nextDeadline, deadline <= now else { return }
+        switch state {
+        case .done:
+            newGame(now: now)
+        case .rollingDice:
+            rollTimedOut(now: now)
+        case .myTurn:
+            // Our player's clock ran out: we give up for it, and say why (Protocol.md §9).
+            emit(.show(.timeUp(yours: true, clock: .move)))
+            resign(now: now, message: .timeUp)
+        case .opponentTurn:
+            // The peer's daemon should have sent TIME_UP at its clock; past the grace it is
+            // silent or modified. The game is ours, and the link closes (Protocol.md §9).
+            emit(.show(.timeUp(yours: false, clock: .move)))
+            end(.won, line: nil, ending: .settled, now: now)
+            fail(.timeout, "no MOVE within the \(agreedMoveTime) s move clock and \(Self.moveGrace) of grace: the game is forfeit")
+        case .beginning, .interrupted:
+            nextDeadline = nil
+        }
+    }
+
+    /// The first move was not decided in time (Protocol.md §9). A peer that committed has our
+    /// reveal (we send ROLL as soon as we hold its commitment) and withheld its own: it forfeits,
+    /// so refusing to reveal never pays. A peer that never committed has no game to lose.
+    private mutating func rollTimedOut(now: Instant) {
+        let seconds = Self.rollTimeout
+        guard die.theirCommitment != nil else {
+            return fail(.timeout, "no ROLL_COMMIT within \(seconds) of our RESET")
+        }
+        emit(.show(.timeUp(yours: false, clock: .roll)))
+        end(.won, line: nil, ending: .settled, now: now)
+        fail(.timeout, "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit")
+    }
+
+    /// Starts the clock of the side to move: ours exactly, the peer's with the grace margin.
+    private mutating func startClock(now: Instant) {
+        guard agreedMoveTime > 0 else { return nextDeadline = nil }
+        let clock = Duration.seconds(Int64(agreedMoveTime))
+        nextDeadline = now + (state == .myTurn ? clock : clock + Self.moveGrace)
     }
 
     // MARK: - Transitions
 
-    private mutating func newGame() {
+    private mutating func newGame(now: Instant) {
         board.removeAll() // keeps the board's line index: a rematch does not rebuild it
         moves.removeAll(keepingCapacity: true)
         piece = .empty
-        nextDeadline = nil
+        agreedMoveTime = 0
+        nextDeadline = now + Self.rollTimeout
         state = .rollingDice
         ourRound += 1
         emit(.send(.reset))
         // Keep a commitment the peer already sent for this game (it followed its RESET).
-        let theirs = peerRound == ourRound ? die.theirCommitment : nil
+        let early = peerRound == ourRound ? die : DieState()
         die = DieState()
-        die.theirCommitment = theirs
+        die.theirCommitment = early.theirCommitment
+        die.theirMoveTime = early.theirMoveTime
         commit()
     }
 
@@ -246,8 +320,20 @@ public struct GameSession {
     private mutating func commit() {
         let roll = UInt32.random(in: 0...Message.maxRoll, using: &rng)
         let nonce = ID128.random(using: &rng)
-        die.ours = (roll, nonce)
-        emit(.send(.rollCommit(commitment: Commitment.make(roll: roll, nonce: nonce))))
+        let commitment = Commitment.make(roll: roll, nonce: nonce)
+        die.ours = (roll, nonce, commitment)
+        emit(.send(.rollCommit(commitment: commitment, moveTime: moveTime)))
+        revealIfReady()
+    }
+
+    /// Takes the peer's commitment: refuses a copy of ours (it could open it with our own reveal
+    /// and make the joint value zero), then reveals if ours is out.
+    private mutating func takeCommitment(_ c: [UInt8], moveTime: UInt16) {
+        if let ours = die.ours, ours.commitment == c {
+            return fail(.commitmentMismatch, "ROLL_COMMIT repeats our own commitment")
+        }
+        die.theirCommitment = c
+        die.theirMoveTime = moveTime
         revealIfReady()
     }
 
@@ -267,12 +353,13 @@ public struct GameSession {
             receiveAfterEnd(message)
         case 1 where state == .done || state == .beginning:
             // The peer started the next game first: keep its commitment for ours.
-            guard case let .rollCommit(c) = message, die.theirCommitment == nil else {
+            guard case let .rollCommit(c, moveTime) = message, die.theirCommitment == nil else {
                 return reject(message, "before our next game started")
             }
             die.theirCommitment = c
+            die.theirMoveTime = moveTime
         default:
-            reject(message, "in state \(state)")
+            reject(message, stateContext)
         }
     }
 
@@ -283,8 +370,7 @@ public struct GameSession {
         case 0 where state == .rollingDice:
             break // the peer joins the game we started
         case 1 where state == .done || state == .beginning:
-            die.theirCommitment = nil // the peer starts the next game before us
-            die.theirRoll = nil
+            die = DieState() // the peer starts the next game before us
         default:
             fail(.unexpectedMessage, "RESET in state \(state)")
         }
@@ -293,12 +379,11 @@ public struct GameSession {
     /// A message of the game being played, in the same round on both sides.
     private mutating func receiveInGame(_ message: Message, now: Instant) {
         switch (state, message) {
-        case (.rollingDice, .rollCommit(let c)):
+        case (.rollingDice, .rollCommit(let c, let moveTime)):
             guard die.theirCommitment == nil else {
                 return fail(.unexpectedMessage, "second ROLL_COMMIT before the roll was decided")
             }
-            die.theirCommitment = c
-            revealIfReady()
+            takeCommitment(c, moveTime: moveTime)
 
         case (.rollingDice, .roll(let value, let nonce)):
             guard let c = die.theirCommitment else { return fail(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
@@ -306,9 +391,9 @@ public struct GameSession {
             guard Commitment.verify(c, roll: value, nonce: nonce) else {
                 return fail(.commitmentMismatch, "ROLL \(value) does not match its commitment")
             }
-            die.theirRoll = value
+            die.theirRoll = (value, nonce)
             emit(.send(.rollAck(value: value)))
-            decideIfReady()
+            decideIfReady(now: now)
 
         case (.rollingDice, .rollAck(let value)):
             guard let ours = die.ours, die.revealed, !die.acknowledged else {
@@ -319,7 +404,7 @@ public struct GameSession {
                 return fail(.rollMismatch, "ROLL_ACK echoes \(value), we rolled \(ours.roll)")
             }
             die.acknowledged = true
-            decideIfReady()
+            decideIfReady(now: now)
 
         case (.opponentTurn, .move(let wireCell)):
             let cell = Int(wireCell)
@@ -331,14 +416,20 @@ public struct GameSession {
             emit(.show(.board(board)))
             if !finishIfOver(after: cell, ending: .theirMove, now: now) {
                 state = .myTurn
+                startClock(now: now)
                 emit(.show(.yourTurn))
             }
 
         case (.myTurn, .resign), (.opponentTurn, .resign):
             end(.won, line: nil, ending: .theirResign, now: now)
 
+        case (.opponentTurn, .timeUp):
+            // The peer's own clock ran out in its turn: a resignation that says why (§9).
+            emit(.show(.timeUp(yours: false, clock: .move)))
+            end(.won, line: nil, ending: .theirResign, now: now)
+
         default:
-            reject(message, "in state \(state)")
+            reject(message, stateContext)
         }
     }
 
@@ -349,8 +440,9 @@ public struct GameSession {
         switch (lastEnding, message) {
         case (.ourResign, .move(let wireCell)):
             // The peer moved before it saw our RESIGN. It sees the game as that move left it.
+            // Only a RESIGN sent in the peer's turn can be crossed by a MOVE (Protocol.md §8).
             guard var final = atResign?.board, let theirs = atResign?.theirPiece else {
-                return reject(message, "after the game ended")
+                return reject(message, "out of turn: we resigned in our own turn")
             }
             do { try final.place(theirs, at: Int(wireCell)) } catch {
                 return fail(.illegalMove, "illegal MOVE: \(error)")
@@ -359,10 +451,12 @@ public struct GameSession {
             if case .draw = final.outcome { settleAsDraw() } // the peer saw a draw, not our RESIGN
         case (.ourResign, .resign):
             settleAsDraw() // both resigned at once
+        case (.ourResign, .timeUp) where atResign != nil:
+            settleAsDraw() // we resigned in the peer's turn, as its clock ran out: both gave up
         case (.ourMove, .resign):
             lastEnding = .settled // the peer resigned before it saw our final move; ours stands
         default:
-            reject(message, "after the game ended")
+            reject(message, lastEnding == nil ? "before the first move was decided" : "after the game ended")
         }
     }
 
@@ -377,6 +471,17 @@ public struct GameSession {
         emit(.show(.score(score)))
     }
 
+    /// Why a message does not fit the state, in words (for the ERROR text).
+    private var stateContext: String {
+        switch state {
+        case .beginning, .rollingDice: "before the first move was decided"
+        case .myTurn: "out of turn: it is our turn"
+        case .opponentTurn: "in the peer's turn"
+        case .done: "after the game ended"
+        case .interrupted: "after the link failed"
+        }
+    }
+
     private mutating func reject(_ message: Message, _ context: String) {
         if case .move = message {
             fail(.illegalMove, "MOVE \(context)")
@@ -385,25 +490,29 @@ public struct GameSession {
         }
     }
 
-    private mutating func decideIfReady() {
-        guard let ours = die.ours, let theirs = die.theirRoll, die.acknowledged else { return }
-        if ours.roll == theirs {
-            die.clearTheirs()
-            emit(.show(.tieRoll))
-            commit()
-            return
-        }
-        let first = ours.roll > theirs
+    private mutating func decideIfReady(now: Instant) {
+        guard let ours = die.ours, let theirs = die.theirRoll, let theirCommitment = die.theirCommitment,
+              die.acknowledged else { return }
+        // Equal commitments were refused on receipt, so this always decides (Protocol.md §8).
+        guard let decision = FirstMove.decide(
+            ourCommitment: ours.commitment, ourSecret: Commitment.secret(roll: ours.roll, nonce: ours.nonce),
+            theirCommitment: theirCommitment, theirSecret: Commitment.secret(roll: theirs.value, nonce: theirs.nonce))
+        else { return fail(.commitmentMismatch, "ROLL_COMMIT repeats our own commitment") }
+        let first = decision.weMoveFirst
+        agreedMoveTime = Self.agreedMoveTime(moveTime, die.theirMoveTime)
         die = DieState() // never reuse a roll
         piece = first ? .o : .x
         state = first ? .myTurn : .opponentTurn
+        startClock(now: now)
+        emit(.show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime))))
         emit(.show(.gameStarted(piece: piece, first: first, size: size)))
         emit(.show(first ? .yourTurn : .opponentTurn))
     }
 
-    private mutating func resign(now: Instant) {
-        emit(.send(.resign))
-        atResign = (board, piece.opponent)
+    /// Gives up the game: RESIGN from the player, TIME_UP when our own clock ran out.
+    private mutating func resign(now: Instant, message: Message = .resign) {
+        emit(.send(message))
+        atResign = state == .opponentTurn ? (board, piece.opponent) : nil
         end(.lost, line: nil, ending: .ourResign, now: now)
     }
 

@@ -63,6 +63,8 @@ struct FullScreenModel {
     /// Our invitation waiting for an answer.
     private(set) var outgoing: PeerInfo?
     private(set) var notice: Notice?
+    /// The rolls of the game about to start, shown once it has.
+    private var rolls: String?
     /// Nil: the lobby is on screen.
     private(set) var game: Game?
     /// The board cursor (0-based cell).
@@ -164,13 +166,13 @@ struct FullScreenModel {
                         phase: first ? .yourTurn : .opponentTurn, lastMove: nil)
             incoming = nil
             outgoing = nil
-            notice = nil
-        case .tieRoll:
-            if game != nil {
-                game?.phase = .rolling
-            } else {
-                notice = Notice(text: "Tied roll: rolling again\(ellipsis)", tone: .info)
-            }
+            notice = rolls.map { Notice(text: $0, tone: .info) } // shown until the first move
+            rolls = nil
+        case let .rolls(yours, theirs, moveTime):
+            let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
+            rolls = "You rolled \(yours), \(opponent.name) rolled \(theirs); \(clock)"
+        case let .timeUp(yours, clock):
+            notice = Notice(text: OutputFormatter.timeUpText(yours: yours, clock: clock, opponent: opponent.name), tone: .alert)
         case .yourTurn:
             game?.phase = .yourTurn
         case .opponentTurn:

@@ -17,10 +17,11 @@ public struct LocalMatch {
     /// - Parameters:
     ///   - rng: randomness for both sessions and the bot (the system generator outside tests).
     ///   - budget: a fresh search budget per bot move (a clock-based 200 ms in the app).
+    ///   - moveTime: the player's move clock (zero: none); the bot asks for none.
     public init(size: BoardSize = .classic, level: BotLevel, rng: some RandomNumberGenerator,
-                budget: @escaping () -> SearchBudget = { .unlimited }) {
+                budget: @escaping () -> SearchBudget = { .unlimited }, moveTime: Duration = .zero) {
         var rng = AnyRandom(rng)
-        human = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
+        human = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: moveTime)
         botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
         bot = Bot(level: level)
         botRNG = AnyRandom(SplitMix64(seed: rng.next()))

@@ -144,7 +144,10 @@ public struct OutputFormatter: Sendable {
                     ("piece", .string(String(piece.symbol))), ("first", .bool(first)),
                     ("rows", .int(size.rows)), ("cols", .int(size.cols)), ("k", .int(size.k)),
                 ])
-            case .tieRoll: return ev("tie-roll")
+            case let .rolls(yours, theirs, moveTime):
+                return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime))])
+            case let .timeUp(yours, clock):
+                return ev("time-up", [("who", .string(yours ? "you" : "opponent")), ("clock", .string(clock.rawValue))])
             case .yourTurn: return ev("your-turn")
             case .opponentTurn: return ev("opponent-turn")
             case let .opponentMoved(cell): return ev("opponent-moved", [("cell", .int(cell + 1))])
@@ -160,6 +163,16 @@ public struct OutputFormatter: Sendable {
             case .interrupted:
                 return ev("disconnected", [("reason", .string("Your opponent has disconnected, or the connection has been lost"))])
             }
+        }
+    }
+
+    /// The line for a clock that ran out (Protocol.md §9); the game-over line follows.
+    public static func timeUpText(yours: Bool, clock: Clock, opponent: String) -> String {
+        switch (yours, clock) {
+        case (true, .move): "Time's up: you did not move in time, so you resign"
+        case (false, .move): "Time's up: \(opponent) did not move in time"
+        case (true, .roll): "Time's up: your roll was not revealed in time"
+        case (false, .roll): "Time's up: \(opponent) did not reveal its roll in time and forfeits"
         }
     }
 
@@ -195,7 +208,11 @@ public struct OutputFormatter: Sendable {
             case let .gameStarted(piece, first, size):
                 let order = first ? "you move first" : "\(opponent.name) moves first"
                 return ["New game against \(opponent.name) on \(size.rows)x\(size.cols), \(size.k) in a row: you play \(piece.symbol), \(order)"]
-            case .tieRoll: return ["Tied roll: rolling again"]
+            case let .rolls(yours, theirs, moveTime):
+                let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
+                return ["You rolled \(yours), \(opponent.name) rolled \(theirs): the higher roll moves first; \(clock)"]
+            case let .timeUp(yours, clock):
+                return [Self.timeUpText(yours: yours, clock: clock, opponent: opponent.name)]
             case .yourTurn: return ["Your Turn"]
             case .opponentTurn: return ["Opponent's Turn"]
             case let .opponentMoved(cell): return ["Opponent played \(cell + 1)"]

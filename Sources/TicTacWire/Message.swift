@@ -150,11 +150,14 @@ public enum Message: Sendable, Equatable {
     case cancel(gameID: ID128)
     // Game (TCP): the seed's Reset, DieRoll, Ack and Move, with a commitment before the roll.
     case reset
-    case rollCommit(commitment: [UInt8])
+    /// `moveTime`: the seconds per move the sender's player asks for, 0 for none (§8, §9).
+    case rollCommit(commitment: [UInt8], moveTime: UInt16 = 0)
     case roll(value: UInt32, nonce: ID128)
     case rollAck(value: UInt32)
     case move(cell: UInt16)
     case resign
+    /// The sender's own move clock ran out: it gives up the game, as with RESIGN (§9).
+    case timeUp
     // Discovery (UDP)
     case announce(Announce)
     case query(from: ID128)
@@ -166,7 +169,7 @@ public enum Message: Sendable, Equatable {
     public enum Kind: UInt8, Sendable, CaseIterable {
         case hello = 0x01, error = 0x02, ping = 0x03, pong = 0x04, leave = 0x05, proof = 0x06
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
-        case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25
+        case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25, timeUp = 0x26
         case announce = 0x30, query = 0x31, goodbye = 0x32
         case sphere = 0x40
 
@@ -204,6 +207,7 @@ public enum Message: Sendable, Equatable {
         case .rollAck: .rollAck
         case .move: .move
         case .resign: .resign
+        case .timeUp: .timeUp
         case .announce: .announce
         case .query: .query
         case .goodbye: .goodbye

@@ -25,7 +25,7 @@ extension Message {
             f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
         case let .ping(nonce), let .pong(nonce):
             f.int(1, nonce)
-        case .leave, .reset, .resign:
+        case .leave, .reset, .resign, .timeUp:
             break
         case let .proof(signature):
             f.raw(1, signature)
@@ -39,8 +39,10 @@ extension Message {
         case let .decline(id, reason):
             f.id(1, id)
             f.int(2, reason.rawValue)
-        case let .rollCommit(commitment):
+        case let .rollCommit(commitment, moveTime):
             f.raw(1, commitment)
+            if moveTime != 0 { f.int(2, moveTime) } // absent means 0, so the plain form stays canonical
+
         case let .roll(value, nonce):
             f.int(1, value)
             f.id(2, nonce)
@@ -126,7 +128,8 @@ extension Message {
         case .reset:
             self = .reset
         case .rollCommit:
-            self = .rollCommit(commitment: Array(try f.raw(1, length: 32)))
+            let moveTime: UInt16 = f.has(2) ? try f.int(2) : 0
+            self = .rollCommit(commitment: Array(try f.raw(1, length: 32)), moveTime: moveTime)
         case .roll:
             let value: UInt32 = try f.int(1)
             try f.check(value <= Self.maxRoll, 1, "roll \(value) is above \(Self.maxRoll)")
@@ -139,6 +142,8 @@ extension Message {
             self = .move(cell: try f.int(1))
         case .resign:
             self = .resign
+        case .timeUp:
+            self = .timeUp
         case .announce:
             let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
             try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")

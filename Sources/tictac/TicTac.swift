@@ -88,7 +88,8 @@ struct DaemonOptions: ParsableArguments {
         try connect.map { try checked(SocketAddress.resolve($0)) }
     }
 
-    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?) throws -> Daemon {
+    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
+                    moveTime: Duration = .seconds(120)) throws -> Daemon {
         var system = SystemRandomNumberGenerator()
         let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &system)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
@@ -96,6 +97,7 @@ struct DaemonOptions: ParsableArguments {
         config.size = try boardSize()
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
+        config.moveTime = moveTime
         config.botBudget = BotCommand.clockBudget
         return try checked(Daemon(reactor: reactor, config: config, port: port))
     }
@@ -190,8 +192,16 @@ struct Play: ParsableCommand {
     @Flag(help: "No colours in the full-screen view (also: the NO_COLOR environment variable).")
     var noColor = false
 
+    @Option(help: ArgumentHelp("Seconds you ask for per move (0: none, else 5-65535). The game uses the shorter of "
+                               + "both players' asks; when yours runs out your daemon resigns for you.",
+                               valueName: "seconds"))
+    var moveTime = 120
+
     func validate() throws {
         if local, !options.connect.isEmpty { throw ValidationError("--local plays without a network; drop --connect") }
+        guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
+            throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
+        }
     }
 
     func run() throws {
@@ -199,13 +209,14 @@ struct Play: ParsableCommand {
         let size = try options.boardSize()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
         if local {
-            let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget)
+            let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget,
+                                   moveTime: .seconds(moveTime))
             try checked(LocalGameRunner(match: match, front: makeFront(terminal: terminal)).run())
             return
         }
         let reactor = try checked(Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
-                                            capabilities: [.tictactoe], bot: nil)
+                                            capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
         let front = makeFront(terminal: terminal)
         let notice = options.startDiscovery(daemon)
         try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front)

@@ -146,27 +146,43 @@ import TicTacTime
         try expectAnswer(c, .commitmentMismatch, "a reveal that does not open the commitment")
     }
 
-    /// Plays the fair roll honestly and returns whether we move first; the daemon's ROLL is read.
-    private func rollHonestly(_ c: RawClient, roll: UInt32) throws -> Bool {
+    /// Plays the fair roll honestly against the bot and returns with us to move: when the bot
+    /// moves first, after its move, which is returned.
+    private func rollHonestly(_ c: RawClient, roll: UInt32) throws -> UInt16? {
         try invited(c)
         let nonce = ID128(high: 2, low: 2)
+        let ours = Commitment.make(roll: roll, nonce: nonce)
         c.send(.reset)
-        c.send(.rollCommit(commitment: Commitment.make(roll: roll, nonce: nonce)))
+        c.send(.rollCommit(commitment: ours))
         c.send(.roll(value: roll, nonce: nonce))
-        var theirs: UInt32?
+        var theirs: (UInt32, ID128)?
+        var theirCommitment: [UInt8]?
         try run(reactor, for: .seconds(2)) {
             c.poll()
-            for case let .roll(v, _) in c.messages { theirs = v }
+            for case let .roll(v, n) in c.messages { theirs = (v, n) }
+            for case let .rollCommit(commitment, _) in c.messages { theirCommitment = commitment }
             return theirs != nil && c.messages.contains(.rollAck(value: roll))
         }
         let t = try #require(theirs)
-        c.send(.rollAck(value: t))
-        return roll > t
+        c.send(.rollAck(value: t.0))
+        // Who moves first comes from both secrets (Protocol.md §8), as the daemon computes it.
+        let tc = try #require(theirCommitment)
+        let decision = try #require(FirstMove.decide(
+            ourCommitment: ours, ourSecret: Commitment.secret(roll: roll, nonce: nonce),
+            theirCommitment: tc, theirSecret: Commitment.secret(roll: t.0, nonce: t.1)))
+        if decision.weMoveFirst { return nil }
+        var botMove: UInt16?
+        try run(reactor, for: .seconds(2)) {
+            c.poll()
+            for case let .move(cell) in c.messages { botMove = cell }
+            return botMove != nil
+        }
+        return try #require(botMove)
     }
 
     @Test func moveOutOfTurn() throws {
         // A bot's turn lasts no time at all, so the target here is a human seat that has not
-        // moved yet: our roll of 0 loses (barring a tie), the human moves first, we move anyway.
+        // moved yet: once it is the human's turn (at once, or after our first move), we move anyway.
         var hc = config("human", seed: 11)
         hc.handshakeTimeout = .milliseconds(500)
         let human = try Daemon(reactor: reactor, config: hc)
@@ -177,24 +193,31 @@ import TicTacTime
         c.send(.invite(Invite(gameID: ID128(high: 6, low: 6))))
         #expect(try run(reactor, for: .seconds(2)) { (try? human.command(.accept)) != nil })
         let nonce = ID128(high: 3, low: 3)
+        let ours = Commitment.make(roll: 0, nonce: nonce)
         c.send(.reset)
-        c.send(.rollCommit(commitment: Commitment.make(roll: 0, nonce: nonce)))
+        c.send(.rollCommit(commitment: ours))
         c.send(.roll(value: 0, nonce: nonce))
-        var theirs: UInt32?
+        var theirs: (UInt32, ID128)?
+        var theirCommitment: [UInt8]?
         try run(reactor, for: .seconds(2)) {
             c.poll()
-            for case let .roll(v, _) in c.messages { theirs = v }
+            for case let .roll(v, n) in c.messages { theirs = (v, n) }
+            for case let .rollCommit(commitment, _) in c.messages { theirCommitment = commitment }
             return theirs != nil
         }
         let t = try #require(theirs)
-        try #require(t > 0, "a tie at 0: re-run with another seed")
-        c.send(.rollAck(value: t))
+        c.send(.rollAck(value: t.0))
+        let tc = try #require(theirCommitment)
+        let decision = try #require(FirstMove.decide(
+            ourCommitment: ours, ourSecret: Commitment.secret(roll: 0, nonce: nonce),
+            theirCommitment: tc, theirSecret: Commitment.secret(roll: t.0, nonce: t.1)))
+        if decision.weMoveFirst { c.send(.move(cell: 0)) }
         try run(reactor, for: .seconds(1)) { human.core.currentGame?.state == .myTurn }
         #expect(human.core.currentGame?.state == .myTurn)
         c.send(.move(cell: 8))
         try settle(c)
         #expect(c.errorCode == .illegalMove)
-        #expect(human.core.currentGame == nil || human.core.currentGame?.board.isEmpty == true)
+        #expect(human.core.currentGame == nil || human.core.currentGame?.board[8] == .empty)
         // The player hears why (the error), then that the peer and the game are gone.
         try run(reactor, for: .seconds(1)) { humanLog.has { if case .peerLost = $0 { true } else { false } } }
         let order = humanLog.events.compactMap { e -> String? in
@@ -213,15 +236,18 @@ import TicTacTime
         for (i, cell) in [UInt16(9), 500].enumerated() {
             let c = try RawClient(port: daemon.port)
             _ = i
-            #expect(try rollHonestly(c, roll: 999_999), "roll 999,999 wins unless tied")
+            _ = try rollHonestly(c, roll: 999_999)
             c.send(.move(cell: cell))
             try expectAnswer(c, .illegalMove, "cell \(cell) is off the board")
         }
         let c = try RawClient(port: daemon.port)
-        #expect(try rollHonestly(c, roll: 999_999))
-        c.send(.move(cell: 4))
-        try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains { if case .move = $0 { true } else { false } } }
-        c.send(.move(cell: 4)) // wherever the bot went, 4 is ours now
+        if let botCell = try rollHonestly(c, roll: 999_999) {
+            c.send(.move(cell: botCell)) // the bot moved first: its cell is taken
+        } else {
+            c.send(.move(cell: 4))
+            try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains { if case .move = $0 { true } else { false } } }
+            c.send(.move(cell: 4)) // wherever the bot went, 4 is ours now
+        }
         try expectAnswer(c, .illegalMove, "occupied cell")
     }
 

@@ -107,6 +107,22 @@ import TicTacTime
         expectAgreementAndNextGame(&p, Score(won: 1))
     }
 
+    @Test func aMoveAfterOurInTurnResignationIsOutOfTurn() throws {
+        // We resigned in our own turn: the peer was not to move, so its MOVE cannot have crossed
+        // our RESIGN. It used to count as one, and one filling the board rewrote our loss into a
+        // draw (a second game-over) while the peer recorded a win.
+        var p = pairWithAToMove()
+        for cell in [4, 0, 2, 6, 3, 5, 1, 7] { try p.move(cell) } // cell 8 left, a to move
+        try p.a.handle(.localResign, now: p.now)
+        p.dropInFlight()
+        let overs = p.shownA.filter { if case .gameOver = $0 { true } else { false } }.count
+        p.inject(.move(cell: 8), toA: true)
+        #expect(p.failures.count == 1 && p.failures.first?.code == .illegalMove)
+        #expect(p.failures.first?.message == "MOVE out of turn: we resigned in our own turn")
+        #expect(p.a.score == Score(lost: 1) && p.a.lastResult == .lost)
+        #expect(p.shownA.filter { if case .gameOver = $0 { true } else { false } }.count == overs)
+    }
+
     @Test func resignationWaitsForTheRoll() {
         var a = GameSession(rng: SplitMix64(seed: 1))
         try? a.handle(.start, now: .zero)

@@ -30,28 +30,34 @@ import TicTacTime
         #expect(winnerEvents.contains(.gameOver(result: .won, line: [0, 1, 2], resigned: false)))
     }
 
-    @Test func tieRerollsCorrectly() {
-        // Both sides draw the same first three random values: roll and nonce are equal, so the
-        // first roll ties. The seed's bug made both sides believe they moved first.
+    @Test func aCopiedCommitmentIsRefusedBeforeAnyReveal() {
+        // Both sides draw the same first three random values: the same roll and nonce, so the
+        // same commitment. That is what a peer copying ours looks like (it would open it with our
+        // own reveal and make the joint value zero): refused, and nothing revealed (§8 step 2).
         let a = GameSession(rng: PrefixedRandom(sharedSeed: 9, sharedCount: 3, ownSeed: 1))
         let b = GameSession(rng: PrefixedRandom(sharedSeed: 9, sharedCount: 3, ownSeed: 2))
         var p = Pair(a: a, b: b)
         p.start()
-        #expect(p.failures.isEmpty)
-        #expect(p.shownA.contains(.tieRoll) && p.shownB.contains(.tieRoll))
-        #expect(Set([p.a.state, p.b.state]) == [.myTurn, .opponentTurn])
-        #expect(Set([p.a.piece, p.b.piece]) == [.o, .x])
+        #expect(p.failures.first?.code == .commitmentMismatch)
+        #expect(p.failures.first?.message == "ROLL_COMMIT repeats our own commitment")
+        #expect(p.a.state == .interrupted)
     }
 
-    @Test func manyTiesInARowStillDecide() {
-        // Six shared values = two tied rounds (a roll takes one value here, a nonce two).
-        let a = GameSession(rng: PrefixedRandom(sharedSeed: 5, sharedCount: 6, ownSeed: 11))
-        let b = GameSession(rng: PrefixedRandom(sharedSeed: 5, sharedCount: 6, ownSeed: 12))
-        var p = Pair(a: a, b: b)
-        p.start()
-        #expect(p.failures.isEmpty)
-        #expect(p.shownA.filter { $0 == .tieRoll }.count == 2)
-        #expect(Set([p.a.state, p.b.state]) == [.myTurn, .opponentTurn])
+    @Test func theRollsShownAgreeWithTheDecision() {
+        for seed in UInt64(1)...40 {
+            var p = Pair(seedA: seed, seedB: seed + 1000)
+            p.start()
+            let rollsA = p.shownA.compactMap { if case let .rolls(y, t, _) = $0 { (y, t) } else { nil } }
+            let rollsB = p.shownB.compactMap { if case let .rolls(y, t, _) = $0 { (y, t) } else { nil } }
+            guard let ra = rollsA.first, let rb = rollsB.first else {
+                Issue.record("no rolls shown (seed \(seed))")
+                return
+            }
+            #expect(ra.0 == rb.1 && ra.1 == rb.0) // both sides show the same two rolls
+            #expect(ra.0 != ra.1)
+            #expect((ra.0 > ra.1) == (p.a.state == .myTurn)) // the higher roll moves first...
+            #expect((p.a.state == .myTurn) == (p.a.piece == .o)) // ...and plays O
+        }
     }
 
     @Test func rematchStartsAfterThreeSecondsAndScoreIsKept() throws {
@@ -75,7 +81,7 @@ import TicTacTime
         for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
         try p.a.handle(.localNewGame, now: p.now)
         p.pump()
-        #expect(p.a.nextDeadline == nil)
+        #expect(p.a.nextDeadline == p.now + GameSession.rollTimeout) // the rematch timer is gone
         // b's own timer fires later; that must not restart the game a second time.
         p.advance(to: Instant.zero + .seconds(3))
         #expect(p.failures.isEmpty)
@@ -205,7 +211,10 @@ import TicTacTime
         try? a.handle(.start, now: .zero)
         _ = a.pollActions()
         try? a.handle(.received(.move(cell: 0)), now: .zero)
-        #expect(a.pollActions().first.map { if case .fail(.illegalMove, _) = $0 { true } else { false } } == true)
+        let failure = a.pollActions().compactMap { if case let .fail(code, text) = $0 { (code, text) } else { nil } }.first
+        #expect(failure?.0 == .illegalMove)
+        // Say what is true: no game has ended, none has begun (it said "after the game ended").
+        #expect(failure?.1 == "MOVE before the first move was decided")
         #expect(a.board.isEmpty && a.state == .interrupted)
     }
 

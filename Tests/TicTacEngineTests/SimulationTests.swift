@@ -31,19 +31,24 @@ struct Simulation {
     var wire: [[Flight]] = [[], []] // wire[i] carries frames to side i
     var net: SplitMix64
     var now = Instant.zero
-    /// Tied rolls seen by side 0 (each forces a re-roll).
-    var ties = 0
+    /// Games side 0 moved first in (the first-move decision is a fair coin).
+    var firstMoves = 0
+    /// Chaos mode: one turn in `stallOneIn` the bot thinks past the move clock.
+    var stallOneIn: UInt64 = 0
+    /// Peer messages that arrived after the receiver had ended the game or started the next one,
+    /// by "KIND in STATE": the crossings the chaos run must cover.
+    private(set) var crossings: [String: Int] = [:]
     let seed: UInt64
 
-    init(seed: UInt64) {
+    /// `moveTime`: both sides' move clock ask (zero: none).
+    init(seed: UInt64, moveTime: Duration = .zero) {
         self.seed = seed
         var setup = SplitMix64(seed: seed)
-        // Seeds share 0, 3 or 6 random values between the sides: 0, 1 or 2 forced ties first.
-        let shared = Int(seed % 3) * 3
         sides = (0..<2).map { i in
-            let rng = PrefixedRandom(sharedSeed: seed, sharedCount: shared, ownSeed: setup.next())
+            let rng = SplitMix64(seed: setup.next())
             let level = Self.levels[Int(setup.next() % 4)]
-            return Side(session: GameSession(rng: rng), bot: Bot(level: level), rng: SplitMix64(seed: setup.next()))
+            return Side(session: GameSession(rng: rng, moveTime: moveTime), bot: Bot(level: level),
+                        rng: SplitMix64(seed: setup.next()))
         }
         net = SplitMix64(seed: setup.next())
     }
@@ -135,10 +140,18 @@ struct Simulation {
                     let delay = Duration.milliseconds(Int64(net.next() % 400))
                     let at = max(now + delay, wire[1 - i].last?.at ?? now)
                     wire[1 - i].append(Flight(at: at, bytes: m.encoded()))
-                case .show(.tieRoll):
-                    if i == 0 { ties += 1 }
+                case let .show(.gameStarted(_, first, _)):
+                    if i == 0, first { firstMoves += 1 }
                 case .show(.yourTurn):
-                    sides[i].moveAt = now + .milliseconds(Int64(sides[i].rng.next() % 50))
+                    let stall = stallOneIn > 0 && sides[i].rng.next() % stallOneIn == 0
+                    // A stalled bot thinks 7 s: past a 5 s clock, so its daemon sends TIME_UP.
+                    sides[i].moveAt = now + (stall ? .seconds(7) : .milliseconds(Int64(sides[i].rng.next() % 50)))
+                    if stall, sides[1 - i].chaosAt != nil {
+                        // The opponent loses patience just as the clock runs out, so its RESIGN or
+                        // restart and the staller's TIME_UP cross on the wire about half the time.
+                        sides[1 - i].chaosAt = now + .seconds(5) + .milliseconds(Int64(sides[i].rng.next() % 400))
+                        sides[i].chaosAt = now + .seconds(6) // the staller itself just waits
+                    }
                 case .show:
                     break
                 case let .fail(code, message):
@@ -199,6 +212,10 @@ struct Simulation {
             while let frame = try? sides[i].decoder.next() {
                 guard let m = try? Message(frame: frame) else { continue }
                 if trace { print("\(now) ->\(i) \(m) [state \(sides[i].session.state)]") }
+                let state = sides[i].session.state
+                if [.move, .resign, .timeUp].contains(m.kind), state == .done || state == .rollingDice {
+                    crossings["\(m.kind) in \(state)", default: 0] += 1
+                }
                 try? sides[i].session.handle(.received(m), now: now)
             }
         }
@@ -217,7 +234,7 @@ struct Simulation {
         if let text = ProcessInfo.processInfo.environment["TICTAC_SIM_SEED"], let seed = UInt64(text) {
             seeds = chunk == 0 ? seed..<(seed + 1) : seed..<seed // replayed once, in chunk 0
         }
-        var played = 0, ties = 0
+        var played = 0, firstMoves = 0
         for seed in seeds {
             var sim = Simulation(seed: seed)
             if let failure = sim.run(games: Self.gamesPerSeed) {
@@ -225,11 +242,11 @@ struct Simulation {
                 return
             }
             played += Self.gamesPerSeed
-            ties += sim.ties
+            firstMoves += sim.firstMoves
         }
         #expect(played == seeds.count * Self.gamesPerSeed)
-        // Two seeds in three force one or two tied rolls: the re-roll path is exercised.
-        #expect(seeds.count == 1 || ties >= seeds.count / 2)
+        // The first move is a fair coin: 1,250 games per chunk, so 40..60 % is over 7 standard deviations.
+        #expect(seeds.count == 1 || (0.4...0.6).contains(Double(firstMoves) / Double(played)))
     }
 
     /// 4 chunks x 250 seeds x 8 games with random resignations and restarts.
@@ -240,18 +257,27 @@ struct Simulation {
             seeds = chunk == 0 ? seed..<(seed + 1) : seed..<seed // replayed once, in chunk 0
         }
         var checks = 0, resignations = 0
+        var crossings: [String: Int] = [:]
         for seed in seeds {
-            var sim = Simulation(seed: seed)
+            // A 5 s move clock, and one bot turn in eight thinks past it: TIME_UP crosses too.
+            var sim = Simulation(seed: seed, moveTime: .seconds(5))
+            sim.stallOneIn = 8
             if let failure = sim.runChaos(games: 8) {
                 Issue.record("chaos seed \(seed) failed: \(failure) (reproduce: TICTAC_SIM_SEED=\(seed))")
                 return
             }
             checks += sim.quietChecks
             resignations += sim.sides[0].session.score.lost + sim.sides[1].session.score.lost
+            crossings.merge(sim.crossings, uniquingKeysWith: +)
         }
         // The agreement check ran, and the games really were cut short by resignations.
         #expect(checks >= seeds.count)
         #expect(resignations >= seeds.count)
+        // Every kind of crossing happened, and the scores agreed after each (checked above).
+        guard seeds.count > 1 else { return }
+        for kind in ["move in done", "resign in done", "timeUp in done", "move in rollingDice", "resign in rollingDice"] {
+            #expect(crossings[kind, default: 0] > 0, "no \(kind) crossing in \(crossings)")
+        }
     }
 
     @Test func sameSeedSameGames() {

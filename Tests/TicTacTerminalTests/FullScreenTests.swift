@@ -268,11 +268,16 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         // `n` after the game: dice are rolled for the next one.
         #expect(m.key(.char("n")) == .new)
         #expect(m.statusText == "Rolling dice…")
+        m.apply(.game(.rolls(yours: 12, theirs: 345, moveTime: 120), opponent: bobOpponent))
         m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: bobOpponent))
         #expect(m.statusText == "Opponent's Turn")
         #expect(m.score.won == 1) // same opponent: the score stays
-        m.apply(.game(.tieRoll, opponent: bobOpponent))
-        #expect(m.statusText == "Rolling dice…")
+        #expect(screen(m).contains { $0.contains("You rolled 12, bob rolled 345; 120 s per move") })
+        // A clock that ran out is said, then the game over shows.
+        m.apply(.game(.timeUp(yours: true, clock: .move), opponent: bobOpponent))
+        m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
+        #expect(screen(m).contains { $0.contains("Time's up: you did not move in time") })
+        #expect(m.statusText?.hasPrefix("Opponent Won!") == true)
     }
 
     @Test func boardShowsPiecesNumbersAndCursor() throws {
@@ -383,7 +388,8 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
     @Test func asciiFallback() {
         var m = gameModel()
         m.unicode = false
-        m.apply(.game(.tieRoll, opponent: bobOpponent))
+        m.apply(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: bobOpponent))
+        #expect(m.key(.char("n")) == .new)
         #expect(m.statusText == "Rolling dice...")
         let text = screen(m).joined()
         #expect(text.allSatisfy { $0.isASCII })

@@ -73,6 +73,10 @@ import TicTacTime
         #expect(line(.gameOver(result: .draw, line: nil, resigned: false))
             == #"{"event":"game-over","result":"draw","line":null,"resigned":false}"#)
         #expect(line(.score(Score(won: 1, lost: 0, drawn: 2))) == #"{"event":"score","won":1,"lost":0,"drawn":2}"#)
+        #expect(line(.rolls(yours: 790_923, theirs: 204_709, moveTime: 120))
+            == #"{"event":"rolls","you":790923,"opponent":204709,"move-time":120}"#)
+        #expect(line(.timeUp(yours: false, clock: .roll)) == #"{"event":"time-up","who":"opponent","clock":"roll"}"#)
+        #expect(line(.timeUp(yours: true, clock: .move)) == #"{"event":"time-up","who":"you","clock":"move"}"#)
         #expect(json.lines(for: .error(code: "bad-command", message: "x")).joined()
             == #"{"event":"error","code":"bad-command","message":"x"}"#)
     }
@@ -86,6 +90,10 @@ import TicTacTime
         #expect(t(.gameOver(result: .lost, line: [2, 4, 6], resigned: false)) == "Opponent Won! (line 3-5-7)")
         #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins!")
         #expect(t(.interrupted).hasPrefix("Peer Disconnected!"))
+        #expect(t(.rolls(yours: 204_709, theirs: 790_923, moveTime: 0))
+            == "You rolled 204709, bot (perfect) rolled 790923: the higher roll moves first; no move clock")
+        #expect(t(.timeUp(yours: false, clock: .move)) == "Time's up: bot (perfect) did not move in time")
+        #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time, so you resign")
     }
 
     /// Text echoed from input (here a bad command with ESC, BEL and a right-to-left override)
@@ -189,7 +197,7 @@ import TicTacTime
             try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
         let names = events.compactMap { $0["event"] as? String }
-        #expect(names.first == "game-started")
+        #expect(Array(names.prefix(2)) == ["rolls", "game-started"])
         #expect(names.filter { $0 == "error" }.count >= 2)
         #expect(names.contains("game-over") && names.contains("score"))
         let over = events.first { $0["event"] as? String == "game-over" }

@@ -1,0 +1,46 @@
+import Crypto
+import TicTacWire
+
+/// Who moves first (Protocol.md §8), decided from both sides' secrets so that neither side alone
+/// can steer it. Both sides compute it from the same four values with no further message:
+///
+/// 1. x = secret_a XOR secret_b, bytewise over the two 20-byte secrets (roll || nonce).
+/// 2. Order the two commitments bytewise (unsigned): c1 sorts first, c2 second.
+/// 3. j = SHA-256(c1 || c2 || x). If j[0] < 0x80 the side of c1 moves first, else the side of c2.
+///    (Not SHA-256(x) alone: a peer whose secret is all zeros would make that our own commitment,
+///    which it knows before it commits; `FairnessTests` caught exactly that.)
+/// 4. The rolls shown to the players: high = 1 + (j[4..<8] as u32) mod 999,999; low =
+///    (j[8..<12] as u32) mod high. The first mover shows high, so "the higher roll moves first
+///    and plays O" still reads true, and ties cannot happen.
+///
+/// Our secret is uniform and hidden until the peer's commitment is fixed, so x, and with it the
+/// decision, is uniform whatever the peer chose. Equal commitments (a peer copying ours, to
+/// open it with our own reveal and make x zero) are refused before anything is revealed.
+public enum FirstMove {
+    /// The outcome, from our side.
+    public struct Decision: Sendable, Equatable {
+        public var weMoveFirst: Bool
+        /// The rolls shown: ours and the peer's (the first mover's is higher).
+        public var ourRoll: Int
+        public var theirRoll: Int
+    }
+
+    /// Decides from both commitments and both openings; nil when the commitments are equal.
+    public static func decide(ourCommitment: [UInt8], ourSecret: [UInt8],
+                              theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
+        guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }
+        let weSortFirst = ourCommitment.lexicographicallyPrecedes(theirCommitment)
+        var input = weSortFirst ? ourCommitment + theirCommitment : theirCommitment + ourCommitment
+        input += zip(ourSecret, theirSecret).map { $0 ^ $1 }
+        let j = Array(SHA256.hash(data: input))
+        let lowerCommitmentFirst = j[0] < 0x80
+        let weMoveFirst = weSortFirst == lowerCommitmentFirst
+        let high = 1 + Int(u32(j, 4) % Message.maxRoll)
+        let low = Int(u32(j, 8) % UInt32(high))
+        return Decision(weMoveFirst: weMoveFirst, ourRoll: weMoveFirst ? high : low, theirRoll: weMoveFirst ? low : high)
+    }
+
+    private static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
+        b[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}

@@ -1,0 +1,42 @@
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacDaemon
+import TicTacTime
+
+/// The move clock through two daemons (Protocol.md §9): the player who does not move is resigned
+/// for by its own daemon, and both players are told why.
+@Suite struct MoveClockTests {
+    @Test func bothPlayersHearTheClockRanOut() throws {
+        var ann = config("ann", seed: 41), ben = config("ben", seed: 42)
+        ann.moveTime = .seconds(10)
+        ben.moveTime = .zero // asks for none: ann's ask is the game's clock
+        var n = CoreNet(ann, ben)
+        _ = n.connect(dialler: 0)
+        n.settle()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        let mover = try #require([0, 1].first { n.game($0)?.state == .myTurn })
+        #expect(n.game(0)?.agreedMoveTime == 10 && n.game(1)?.agreedMoveTime == 10)
+        // Nobody moves; the link stays alive with PINGs.
+        for _ in 0..<10 {
+            n.advance(by: .seconds(1))
+            n.settle()
+        }
+        #expect(n.errors.isEmpty, "\(n.errors)")
+        func timeUps(_ i: Int) -> [Bool] {
+            n.events[i].compactMap { if case let .game(.timeUp(yours, .move), _) = $0 { yours } else { nil } }
+        }
+        #expect(timeUps(mover) == [true])
+        #expect(timeUps(1 - mover) == [false])
+        #expect(n.game(mover)?.score == Score(lost: 1) && n.game(1 - mover)?.score == Score(won: 1))
+        // The next game starts as after any other.
+        for _ in 0..<3 {
+            n.advance(by: .seconds(1))
+            n.settle()
+        }
+        #expect(Set([n.game(0)?.state, n.game(1)?.state]) == [.myTurn, .opponentTurn])
+    }
+}

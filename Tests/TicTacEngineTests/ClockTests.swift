@@ -1,0 +1,83 @@
+import Testing
+import TicTacEngine
+import TicTacWire
+import TicTacTime
+
+/// The move clock and the roll deadline (Protocol.md §9), on virtual time.
+@Suite struct ClockTests {
+    /// A started pair with side a to move, both asking for `seconds` per move.
+    private func pair(seconds: Int64, b: Int64? = nil) -> Pair {
+        for seed in UInt64(1)...50 {
+            var p = Pair(a: GameSession(rng: SplitMix64(seed: seed), moveTime: .seconds(seconds)),
+                         b: GameSession(rng: SplitMix64(seed: seed + 100), moveTime: .seconds(b ?? seconds)))
+            p.start()
+            if p.sideToMove == true { return p }
+        }
+        Issue.record("no seed gives a the first move")
+        return Pair()
+    }
+
+    @Test func theGameUsesTheShorterNonzeroAsk() {
+        #expect(GameSession.agreedMoveTime(120, 30) == 30)
+        #expect(GameSession.agreedMoveTime(0, 30) == 30)
+        #expect(GameSession.agreedMoveTime(0, 0) == 0)
+        #expect(GameSession.agreedMoveTime(1, 0) == 5) // a peer cannot rush us below 5 s
+        var p = pair(seconds: 60, b: 20)
+        #expect(p.a.agreedMoveTime == 20 && p.b.agreedMoveTime == 20)
+        #expect(p.shownA.contains { if case .rolls(_, _, 20) = $0 { true } else { false } })
+        p = pair(seconds: 0)
+        #expect(p.a.nextDeadline == nil && p.b.nextDeadline == nil) // no clock at all
+    }
+
+    @Test func ourClockResignsForUsWithTimeUp() throws {
+        var p = pair(seconds: 30)
+        #expect(p.a.nextDeadline == p.now + .seconds(30))
+        #expect(p.b.nextDeadline == p.now + .seconds(40)) // the peer's clock, with the grace
+        p.advance(to: p.now + .milliseconds(29_999))
+        #expect(p.a.state == .myTurn)
+        p.advance(to: Instant.zero + .seconds(30))
+        #expect(p.failures.isEmpty)
+        #expect(p.a.lastResult == .lost && p.b.lastResult == .won)
+        #expect(p.shownA.suffix(3) == [.timeUp(yours: true, clock: .move),
+                                       .gameOver(result: .lost, line: nil, resigned: true), .score(Score(lost: 1))])
+        #expect(p.shownB.suffix(3) == [.timeUp(yours: false, clock: .move),
+                                       .gameOver(result: .won, line: nil, resigned: true), .score(Score(won: 1))])
+        // The rematch runs as after any game, and the clock restarts with every turn.
+        p.advance(to: p.now + .seconds(3))
+        #expect(Set([p.a.state, p.b.state]) == [.myTurn, .opponentTurn])
+        let mover = p.sideToMove == true
+        try p.move(4)
+        p.advance(to: p.now + .seconds(29))
+        #expect((mover ? p.b.state : p.a.state) == .myTurn) // 29 s into the other's 30
+    }
+
+    @Test func aSilentPeerForfeitsAfterTheGrace() throws {
+        var p = pair(seconds: 30)
+        try p.a.handle(.localMove(4), now: p.now)
+        p.dropInFlight() // b never hears of it, so its own clock never starts: a silent peer
+        p.advance(to: p.now + .seconds(39))
+        #expect(p.failures.isEmpty && p.a.state == .opponentTurn)
+        p.advance(to: Instant.zero + .seconds(40))
+        #expect(p.failures.first?.side == "a" && p.failures.first?.code == .timeout)
+        #expect(p.a.score == Score(won: 1))
+        #expect(p.shownA.contains(.timeUp(yours: false, clock: .move)))
+        #expect(p.shownA.contains(.gameOver(result: .won, line: nil, resigned: false)))
+    }
+
+    @Test func timeUpCrossingAResignationIsADraw() throws {
+        var p = pair(seconds: 30)
+        try p.move(4) // b to move, a waits
+        p.now = p.now + .seconds(30)
+        p.b.handleTimeout(now: p.now) // b's clock runs out: TIME_UP...
+        try p.a.handle(.localResign, now: p.now) // ...as a gives up in b's turn
+        p.pump()
+        #expect(p.failures.isEmpty, "\(p.failures)")
+        #expect(p.a.score == Score(drawn: 1) && p.b.score == Score(drawn: 1))
+    }
+
+    @Test func timeUpInOurOwnTurnIsRefused() {
+        var p = pair(seconds: 30)
+        p.inject(.timeUp, toA: true) // a is to move: b's clock is not running
+        #expect(p.failures.first?.code == .unexpectedMessage)
+    }
+}
