@@ -27,14 +27,18 @@ public final class BroadcastDiscovery {
     private var lanInterfaces: [String]?
 
     /// Binds the discovery port (shared with other daemons on this host). `interfaces` restricts
-    /// sending to those interface names (empty: every suitable one, and loopback).
+    /// sending to those interface names (empty: every suitable one, and loopback). With
+    /// `broadcast` false no socket is opened: the presence table is fed by other sources only.
     public init(reactor: Reactor, local: LocalPresence, port: UInt16 = BroadcastDiscovery.defaultPort,
-                interfaces: [String] = [], config: DiscoveryConfig = DiscoveryConfig(),
+                interfaces: [String] = [], config: DiscoveryConfig = DiscoveryConfig(), broadcast: Bool = true,
                 random: any RandomNumberGenerator) throws(NetError) {
         self.reactor = reactor
         self.port = port
         self.only = Set(interfaces)
+        var config = config
+        if !broadcast { config.announces = false }
         self.core = DiscoveryCore(local: local, config: config, random: random)
+        guard broadcast else { return }
         guard let any = SocketAddress(ip: "0.0.0.0", port: port) else { throw NetError("discovery address", errno: EINVAL) }
         socket = try UDPSocket(reactor: reactor, bind: any, maxDatagram: 2048) { [weak self] datagram in
             self?.received(datagram)
@@ -68,13 +72,13 @@ public final class BroadcastDiscovery {
 
     /// Says GOODBYE and closes the socket. Idempotent.
     public func stop() {
-        guard socket != nil else { return }
+        guard let socket else { return }
         core.stop()
         apply()
         if let timer { reactor.cancel(timer.id) }
         timer = nil
-        socket?.close()
-        socket = nil
+        socket.close()
+        self.socket = nil
     }
 
     deinit { stop() }
