@@ -42,11 +42,15 @@ let package = Package(
             "TicTacDiscovery", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
         ], swiftSettings: optimized),
+        // The collaborative field: a sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits)
+        // beside the game core, and its UDP shell fed by the presence table.
+        .target(name: "TicTacField", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"],
+                swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDiscovery", "TicTacNet", "TicTacWire", "TicTacTime",
+            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacWire", "TicTacTime",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -56,7 +60,8 @@ let package = Package(
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
+        .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
 )

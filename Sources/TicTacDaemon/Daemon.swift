@@ -25,6 +25,9 @@ public final class Daemon {
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
     private var timer: (id: Reactor.TimerID, at: Instant)?
+    /// Every presence-table change, after the core has seen it (the collaborative field's
+    /// participants come from here, Protocol.md §11).
+    public var onPresence: (DiscoveryEvent) -> Void = { _ in }
     /// Broadcast discovery (and the presence table DNS-SD feeds too), once started.
     public private(set) var discovery: BroadcastDiscovery?
     private var announcedState: PresenceState?
@@ -107,17 +110,20 @@ public final class Daemon {
     }
 
     /// Starts broadcast discovery on `port` (Protocol.md §7): announces this daemon and feeds
-    /// what it hears to the core's presence table.
+    /// what it hears to the core's presence table. `fieldPort`: the collaborative field's UDP
+    /// port to announce (0: none).
     public func startDiscovery(port: UInt16 = BroadcastDiscovery.defaultPort, interfaces: [String] = [],
-                               config: DiscoveryConfig = DiscoveryConfig(),
+                               config: DiscoveryConfig = DiscoveryConfig(), fieldPort: UInt16 = 0,
                                random: any RandomNumberGenerator) throws(NetError) {
         let local = LocalPresence(id: core.config.instanceID, name: core.config.name, port: self.port,
-                                  capabilities: core.config.capabilities, state: core.presenceState)
+                                  fieldPort: fieldPort, capabilities: core.config.capabilities,
+                                  state: core.presenceState)
         let d = try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: interfaces,
                                        config: config, random: random)
         d.onEvent = { [unowned self] event in
             core.presence(event, now: reactor.now)
             apply()
+            onPresence(event)
         }
         discovery = d
         announcedState = local.state

@@ -571,7 +571,7 @@ public struct DaemonCore {
             }
             try? links[id]?.game?.handle(.received(message), now: now)
             drainGame(id, now: now)
-        case .announce, .query, .goodbye, .sphere:
+        case .announce, .query, .goodbye, .sphere, .fieldLeave:
             fail(id, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }
     }

@@ -6,8 +6,8 @@
 // - `FullScreenModel` (FullScreenModel.swift, FullScreenRender.swift) is a plain value: daemon
 //   events update it (`apply`), keys update it and may yield a `Command` (`key`), and
 //   `lines(width:height:)` draws the whole screen as strings. Pure, so tests drive it directly.
-// - `FullScreenFront` (this file) owns the terminal: raw mode with termios, the alternate screen,
-//   a hidden cursor, stdin and SIGWINCH on the reactor. After events or keys it redraws the whole
+// - `FullScreenFront` (this file) owns the terminal through `RawTerminal` (raw mode with termios,
+//   the alternate screen, a hidden cursor, stdin and SIGWINCH on the reactor). After events or keys it redraws the whole
 //   screen in one `write` (at most once per turn of the loop). `stop()` puts everything back.
 // Hand-written VT100/ANSI sequences, no curses.
 
@@ -23,46 +23,29 @@ public final class FullScreenFront: Front {
     public var onCommand: ((Command) -> Void)?
 
     private var model: FullScreenModel
-    private var parser = KeyParser()
+    private let terminal = RawTerminal()
     private var reactor: Reactor?
-    private var original: termios?
-    private var resize: SignalSource?
-    private var started = false
     private var renderPending = false
-    private var escapeTimer: Reactor.TimerID?
+    private var started: Bool { terminal.started }
 
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
     public init(color: Bool) {
-        model = FullScreenModel(color: color, unicode: Self.localeIsUTF8())
+        model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
     }
 
     deinit { stop() }
 
-    /// Raw mode, the alternate screen, a hidden cursor; reads keys from stdin and redraws on
-    /// SIGWINCH. If a step fails, whatever was done is undone before the error is thrown.
+    /// Raw mode, the alternate screen, a hidden cursor (RawTerminal); reads keys from stdin and
+    /// redraws on SIGWINCH. If a step fails, whatever was done is undone before the error is thrown.
     public func start(reactor: Reactor) throws(NetError) {
         guard !started else { return }
-        var saved = termios()
-        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw .last("tcgetattr") }
-        var raw = saved
-        cfmakeraw(&raw)
-        raw.c_oflag |= tcflag_t(OPOST | ONLCR) // keep "\n" -> "\r\n" for anything else that prints
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw .last("tcsetattr") }
-        original = saved
-        started = true
-        self.reactor = reactor
-        writeAll("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        terminal.onKeys = { [unowned self] keys in handle(keys) }
+        terminal.onResize = { [unowned self] in render(clear: true) }
+        terminal.onEnd = { [unowned self] in onCommand?(.quit) }
         model.addresses = Self.hostAddresses()
-        do {
-            try reactor.register(STDIN_FILENO, .read) { [weak self] _ in self?.readKeys() }
-            resize = try SignalSource(reactor: reactor, signals: [SIGWINCH]) { [weak self] _ in
-                self?.render(clear: true)
-            }
-        } catch {
-            stop()
-            throw error
-        }
+        try terminal.start(reactor: reactor)
+        self.reactor = reactor
         render()
     }
 
@@ -74,51 +57,16 @@ public final class FullScreenFront: Front {
 
     /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
     public func stop() {
-        guard started else { return }
-        started = false
-        if let reactor {
-            reactor.unregister(STDIN_FILENO)
-            if let escapeTimer { reactor.cancel(escapeTimer) }
-        }
-        escapeTimer = nil
-        resize = nil
+        terminal.stop()
         reactor = nil
-        writeAll("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
-        if var saved = original { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
-        original = nil
     }
 
     // MARK: - Input
 
-    private func readKeys() {
-        guard started else { return }
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
-        if n < 0, errno == EINTR || errno == EAGAIN { return }
-        guard n > 0 else {
-            // End of input or a terminal that went away: leave like `q`.
-            reactor?.unregister(STDIN_FILENO)
-            onCommand?(.quit)
-            return
-        }
-        handle(parser.feed(buffer[0..<n]))
-        if let escapeTimer { reactor?.cancel(escapeTimer) }
-        escapeTimer = nil
-        if parser.hasPending {
-            // A lone ESC, or a sequence cut short: if nothing follows soon, take it as it is.
-            escapeTimer = reactor?.schedule(after: .milliseconds(50)) { [weak self] in
-                guard let self else { return }
-                escapeTimer = nil
-                guard started else { return }
-                handle(parser.flush())
-            }
-        }
-    }
-
     private func handle(_ keys: [Key]) {
         for key in keys {
             guard started else { return }
-            let command = model.key(key)
+            let command = model.key(key.unshifted)
             setNeedsRender()
             if let command { onCommand?(command) }
         }
@@ -140,45 +88,16 @@ public final class FullScreenFront: Front {
     /// Writes the whole screen in one `write`: each line at its row, cleared to its end.
     private func render(clear: Bool = false) {
         guard started else { return }
-        let (width, height) = Self.terminalSize()
+        let (width, height) = RawTerminal.size()
         var out = clear ? "\u{1B}[2J" : ""
         for (row, line) in model.lines(width: width, height: height).enumerated() {
             out += "\u{1B}[\(row + 1);1H\u{1B}[0m" + line + "\u{1B}[0m\u{1B}[K"
         }
         out += "\u{1B}[J"
-        writeAll(out)
-    }
-
-    private func writeAll(_ text: String) {
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { return } // the terminal is gone; nothing more to do
-            bytes = bytes.dropFirst(n)
-        }
+        terminal.write(out)
     }
 
     // MARK: - Environment
-
-    /// Columns and rows of the terminal on stdout (80 x 24 if it cannot be read).
-    static func terminalSize() -> (width: Int, height: Int) {
-        var size = winsize()
-        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
-            return (80, 24)
-        }
-        return (Int(size.ws_col), Int(size.ws_row))
-    }
-
-    /// True when LC_ALL, LC_CTYPE or LANG (the first one set) names UTF-8.
-    static func localeIsUTF8() -> Bool {
-        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
-            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { continue }
-            let v = value.lowercased()
-            return v.contains("utf-8") || v.contains("utf8")
-        }
-        return false
-    }
 
     /// This host's IPv4 addresses and global IPv6 addresses, loopback left out (for the title).
     static func hostAddresses() -> [String] {

@@ -1,6 +1,8 @@
 /// One key press, decoded from the bytes a terminal in raw mode sends.
 enum Key: Sendable, Equatable {
     case up, down, left, right
+    /// Shift with an arrow (`\e[1;2A`...): the field's big steps.
+    case shiftUp, shiftDown, shiftLeft, shiftRight
     /// Return (`\r`, `\n`, or keypad Enter `\eOM`).
     case enter
     /// A lone ESC (or the ESC of an Alt+key pair).
@@ -68,7 +70,9 @@ struct KeyParser: Sendable {
                 while j < bytes.count, (0x20...0x3F).contains(bytes[j]) { j += 1 }
                 if j < bytes.count {
                     if (0x40...0x7E).contains(bytes[j]) {
-                        if let arrow = Self.arrow(bytes[j]) { keys.append(arrow) }
+                        // The modifier is the second parameter: 2 is Shift (xterm).
+                        let shifted = bytes[(i + 2)..<j].elementsEqual(Array("1;2".utf8))
+                        if let arrow = Self.arrow(bytes[j]) { keys.append(shifted ? arrow.shifted : arrow) }
                         i = j + 1
                     } else {
                         i = j // broken sequence: drop it, parse the odd byte normally
@@ -120,6 +124,30 @@ struct KeyParser: Sendable {
         case UInt8(ascii: "C"): .right
         case UInt8(ascii: "D"): .left
         default: nil
+        }
+    }
+}
+
+extension Key {
+    /// The shifted arrow of an arrow; other keys unchanged.
+    var shifted: Key {
+        switch self {
+        case .up: .shiftUp
+        case .down: .shiftDown
+        case .left: .shiftLeft
+        case .right: .shiftRight
+        default: self
+        }
+    }
+
+    /// The arrow of a shifted arrow; other keys unchanged (the board moves one cell either way).
+    var unshifted: Key {
+        switch self {
+        case .shiftUp: .up
+        case .shiftDown: .down
+        case .shiftLeft: .left
+        case .shiftRight: .right
+        default: self
         }
     }
 }

@@ -307,8 +307,8 @@ struct FullScreenModel {
                 return .new
             default: return nil
             }
-        case .escape, .interrupt:
-            return nil
+        case .escape, .interrupt, .shiftUp, .shiftDown, .shiftLeft, .shiftRight:
+            return nil // the front passes shifted arrows as plain ones
         }
         return nil
     }

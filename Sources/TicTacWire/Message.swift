@@ -111,9 +111,16 @@ public struct Announce: Sendable, Equatable {
     }
 }
 
-/// A sphere's full state in the collaborative field (UDP). Every packet carries the whole state,
-/// so a lost one is corrected by the next; `sequence` lets a receiver drop reordered stale ones.
+/// A sphere's full state in the collaborative field (UDP, Protocol.md §6 and §11). Every packet
+/// carries the whole state, so a lost one is corrected by the next; `sequence` lets a receiver
+/// drop reordered stale ones.
 public struct Sphere: Sendable, Equatable {
+    /// Both coordinates lie in this range: the field is a fixed square, whatever the screen
+    /// (Protocol.md §11). x grows to the right, y downwards.
+    public static let coordinates: ClosedRange<Int32> = 0...999
+    /// A sphere's name is a display name of at most this many bytes (it keeps datagrams small).
+    public static let maxNameBytes = 24
+
     public var instanceID: ID128
     public var sequence: UInt32
     public var x: Int32
@@ -121,8 +128,11 @@ public struct Sphere: Sendable, Equatable {
     public var red: UInt8
     public var green: UInt8
     public var blue: UInt8
+    /// The participant's name, cut to `maxNameBytes` (see `shortName(_:)`).
+    public var name: DisplayName
 
-    public init(instanceID: ID128, sequence: UInt32, x: Int32, y: Int32, red: UInt8, green: UInt8, blue: UInt8) {
+    public init(instanceID: ID128, sequence: UInt32, x: Int32, y: Int32, red: UInt8, green: UInt8, blue: UInt8,
+                name: DisplayName) {
         self.instanceID = instanceID
         self.sequence = sequence
         self.x = x
@@ -130,7 +140,31 @@ public struct Sphere: Sendable, Equatable {
         self.red = red
         self.green = green
         self.blue = blue
+        self.name = name
     }
+
+    /// `name` cut between characters to at most `maxNameBytes` bytes, trailing white space
+    /// removed; a name that would keep nothing visible becomes "?".
+    public static func shortName(_ name: DisplayName) -> DisplayName {
+        var used = 0
+        var out = ""
+        for c in name.value {
+            let size = c.utf8.count
+            guard used + size <= maxNameBytes else { break }
+            used += size
+            out.append(c)
+        }
+        while let last = out.unicodeScalars.last, last.properties.isWhitespace { out.unicodeScalars.removeLast() }
+        return (try? DisplayName(out)) ?? DisplayName.placeholder
+    }
+}
+
+extension DisplayName {
+    /// "?": a name that is always valid.
+    static let placeholder: DisplayName = {
+        guard let n = try? DisplayName("?") else { preconditionFailure("\"?\" is a valid name") }
+        return n
+    }()
 }
 
 /// Every message of protocol version 1 (Protocol.md §6).
@@ -164,6 +198,9 @@ public enum Message: Sendable, Equatable {
     case goodbye(ID128)
     // Collaborative field (UDP)
     case sphere(Sphere)
+    /// The sender leaves the field (Protocol.md §11): its sphere goes at once. `sequence` is the
+    /// sender's next, so a SPHERE sent before it and delivered after it is stale.
+    case fieldLeave(ID128, sequence: UInt32)
 
     /// Type codes on the wire.
     public enum Kind: UInt8, Sendable, CaseIterable {
@@ -171,12 +208,12 @@ public enum Message: Sendable, Equatable {
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
         case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25, timeUp = 0x26
         case announce = 0x30, query = 0x31, goodbye = 0x32
-        case sphere = 0x40
+        case sphere = 0x40, fieldLeave = 0x41
 
         /// True for messages that travel in UDP datagrams.
         public var isDatagram: Bool {
             switch self {
-            case .announce, .query, .goodbye, .sphere: true
+            case .announce, .query, .goodbye, .sphere, .fieldLeave: true
             default: false
             }
         }
@@ -212,6 +249,7 @@ public enum Message: Sendable, Equatable {
         case .query: .query
         case .goodbye: .goodbye
         case .sphere: .sphere
+        case .fieldLeave: .fieldLeave
         }
     }
 }

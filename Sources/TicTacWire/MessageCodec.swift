@@ -68,6 +68,10 @@ extension Message {
             f.int(3, s.x)
             f.int(4, s.y)
             f.raw(5, [s.red, s.green, s.blue])
+            f.string(6, s.name.value)
+        case let .fieldLeave(id, sequence):
+            f.id(1, id)
+            f.int(2, sequence)
         }
     }
 
@@ -160,9 +164,16 @@ extension Message {
             self = .goodbye(try f.id(1))
         case .sphere:
             let rgb = try f.raw(5, length: 3)
-            self = .sphere(Sphere(instanceID: try f.id(1), sequence: try f.int(2), x: try f.int(3),
-                                  y: try f.int(4), red: rgb[rgb.startIndex], green: rgb[rgb.startIndex + 1],
-                                  blue: rgb[rgb.startIndex + 2]))
+            let x: Int32 = try f.int(3), y: Int32 = try f.int(4)
+            try f.check(Sphere.coordinates.contains(x), 3, "x \(x) is outside the field")
+            try f.check(Sphere.coordinates.contains(y), 4, "y \(y) is outside the field")
+            let name = try f.name(6)
+            try f.check(name.value.utf8.count <= Sphere.maxNameBytes, 6, "sphere name longer than \(Sphere.maxNameBytes) bytes")
+            self = .sphere(Sphere(instanceID: try f.id(1), sequence: try f.int(2), x: x, y: y,
+                                  red: rgb[rgb.startIndex], green: rgb[rgb.startIndex + 1],
+                                  blue: rgb[rgb.startIndex + 2], name: name))
+        case .fieldLeave:
+            self = .fieldLeave(try f.id(1), sequence: try f.int(2))
         }
     }
 

@@ -6,6 +6,7 @@ import Logging
 import TicTacDaemon
 import TicTacDiscovery
 import TicTacEngine
+import TicTacField
 import TicTacNet
 import TicTacTerminal
 import TicTacWire
@@ -17,7 +18,7 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [Play.self, BotCommand.self, PeersCommand.self]
+        subcommands: [Play.self, BotCommand.self, PeersCommand.self, SpheresCommand.self]
     )
 }
 
@@ -330,5 +331,80 @@ struct PeersCommand: ParsableCommand {
                 print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)")
             }
         }
+    }
+}
+
+struct SpheresCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "spheres",
+        abstract: "The collaborative field: move your coloured sphere, see everyone else's move.",
+        discussion: """
+        Starts a daemon that announces the field (Protocol.md §11) and finds the others on the LAN \
+        by itself: no hosting or joining. Arrows or hjkl move your sphere, shift or HJKL take big \
+        steps, c changes colour, q quits. Plain mode (--plain, or when standard input is not a \
+        terminal) reads move DX DY, goto X Y, color R G B, quit, and prints sphere and sphere-left \
+        events. --bot wanders by itself without reading input. See README.md, "The collaborative field".
+        """
+    )
+
+    @Option(help: "Your display name (1-64 bytes; the field shows its first 24 bytes). Default: login@host.")
+    var name: String?
+
+    @Option(help: ArgumentHelp("Your sphere's colour, 0-255 each (default: one picked at random).", valueName: "r,g,b"))
+    var color: String?
+
+    @Flag(help: "Plain line mode: one command in, one event out per line.")
+    var plain = false
+
+    @Flag(help: "With plain mode, print each event as one JSON object per line.")
+    var json = false
+
+    @Flag(help: "A headless participant that wanders around the field (prints events as plain mode does).")
+    var bot = false
+
+    @Flag(help: "No colours: each sphere shows its initial (also: the NO_COLOR environment variable).")
+    var noColor = false
+
+    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .warning
+
+    @OptionGroup var discovery: DiscoveryOptions
+
+    func validate() throws {
+        if let name { _ = try checked(try DisplayName(name)) }
+        if let color, FieldCommand.parseColor(color) == nil {
+            throw ValidationError("--color must be R,G,B with each 0 to 255, e.g. 255,128,0")
+        }
+    }
+
+    func run() throws {
+        let options = try DaemonOptions.parse(["--log-level", logLevel.rawValue] + (name.map { ["--name", $0] } ?? []))
+        options.bootstrapLogging()
+        var system = SystemRandomNumberGenerator()
+        let displayName = try options.displayName(default: bot ? "-wanderer" : "")
+        let reactor = try checked(Reactor())
+        let daemon = try options.makeDaemon(reactor: reactor, name: displayName, capabilities: [.field], bot: nil)
+        let rgb = color.flatMap(FieldCommand.parseColor)
+            ?? FullScreenFieldFront.palette[Int(system.next() % UInt64(FullScreenFieldFront.palette.count))]
+        let core = FieldCore(id: daemon.core.config.instanceID, name: displayName,
+                             x: Int32(system.next() % 1000), y: Int32(system.next() % 1000), color: rgb)
+        let field = try checked(FieldShell(reactor: reactor, core: core))
+        var notices: [String] = []
+        if !discovery.noBroadcast {
+            do {
+                try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
+                                          config: discovery.config(), fieldPort: field.port, random: system)
+            } catch {
+                notices.append("broadcast discovery unavailable (\(error)): no one can be found")
+            }
+        }
+        let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json && !bot
+        let front: FieldFront = terminal
+            ? FullScreenFieldFront(depth: ColorDepth.detect(noColor: noColor || getenv("NO_COLOR") != nil,
+                                                            colorterm: getenv("COLORTERM").map { String(cString: $0) },
+                                                            term: getenv("TERM").map { String(cString: $0) }))
+            : PlainFieldFront(json: json, readsInput: !bot)
+        try checked(SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
+            .run(notices: notices))
     }
 }

@@ -168,7 +168,8 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
             Message.move(cell: 1).encoded(),                              // a TCP message
         ]
         for (i, bytes) in bad.enumerated() { a.received(bytes, from: "198.18.0.\(i + 10)", now: at(2)) }
-        a.received(Message.sphere(Sphere(instanceID: ID128(high: 5, low: 5), sequence: 1, x: 0, y: 0, red: 0, green: 0, blue: 0)).encoded(),
+        a.received(Message.sphere(Sphere(instanceID: ID128(high: 5, low: 5), sequence: 1, x: 0, y: 0, red: 0, green: 0, blue: 0,
+                                          name: try DisplayName("e"))).encoded(),
                    from: "198.18.0.20", now: at(2))
         #expect(a.counters.malformed == bad.count)
         #expect(a.counters.unexpected == 1)

@@ -76,7 +76,7 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(p.feed(Array("x\u{1B}O".utf8)) == [.char("x")])
         #expect(p.feed(Array("D".utf8)) == [.left])
         #expect(p.feed(Array("\u{1B}[1;".utf8)).isEmpty)
-        #expect(p.feed(Array("2B".utf8)) == [.down])
+        #expect(p.feed(Array("2B".utf8)) == [.shiftDown]) // Shift+Down; the board front reads it as Down
         #expect(!p.hasPending)
     }
 

@@ -51,7 +51,8 @@ import Testing
             .announce(Announce(instanceID: Self.alice, name: alice, tcpPort: 49152, capabilities: [.bot],
                                fieldPort: 0, state: 2, intervalMillis: 60_000)),
             .query(from: Self.alice), .goodbye(Self.game),
-            .sphere(Sphere(instanceID: Self.alice, sequence: .max, x: .min, y: -1, red: 0, green: 128, blue: 255)),
+            .sphere(Sphere(instanceID: Self.alice, sequence: .max, x: 0, y: 999, red: 0, green: 128, blue: 255, name: alice)),
+            .fieldLeave(Self.alice, sequence: 0),
         ]
     }
 

@@ -50,7 +50,9 @@ import Testing
                                            minVersion: 1, maxVersion: 2, intervalMillis: 2000)),
             "query": .query(from: alice),
             "goodbye": .goodbye(alice),
-            "sphere": .sphere(Sphere(instanceID: alice, sequence: 1, x: 160, y: 240, red: 255, green: 128, blue: 0)),
+            "sphere": .sphere(Sphere(instanceID: alice, sequence: 1, x: 160, y: 240, red: 255, green: 128, blue: 0,
+                                     name: name)),
+            "field-leave": .fieldLeave(alice, sequence: 2),
         ]
     }()
 

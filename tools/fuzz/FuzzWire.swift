@@ -33,6 +33,7 @@ import Darwin
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let datagram = fuzzDatagram(input)
+    fuzzOriginalSphere(input)
     let wholeStream = decodeStream(input, chunkSizes: nil)
     let chunkedStream = decodeStream(input, chunkSizes: ChunkSchedule(input))
     if chunkedStream != wholeStream {
@@ -70,6 +71,13 @@ func fuzzDatagram(_ input: [UInt8]) -> Message? {
     guard message.kind.isDatagram else { bug("Message(datagram:) accepted the TCP-only \(message)") }
     checkRoundTrip(message, version: input[4])
     return message
+}
+
+/// The original SphereNet packet (Protocol.md §11): never traps; what decodes re-encodes to the
+/// same 19 bytes.
+func fuzzOriginalSphere(_ input: [UInt8]) {
+    guard let p = try? LegacySphere(datagram: input) else { return }
+    if p.bytes != input { bug("original packet \(p) re-encodes to other bytes") }
 }
 
 // MARK: (b) the stream decoder

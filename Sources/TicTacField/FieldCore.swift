@@ -1,0 +1,285 @@
+import TicTacTime
+import TicTacWire
+
+// Theory of operation (Protocol.md §11)
+//
+// FieldCore is the collaborative field without I/O. Inputs carry the current time: the player's
+// moves and colour, the participants the presence table gives (id -> addresses and field port),
+// datagrams with their source, and timeouts. Outputs are drained with `pollActions()`: datagrams
+// to send (one SPHERE per address of every participant) and events for the front.
+//
+// Sending: a change marks our state dirty; it goes at once unless the last send was less than
+// `minGap` ago (30 per second), in which case it goes when the gap ends, newest state only.
+// With nothing dirty, the last state goes again `heartbeat` after the latest send.
+//
+// Receiving: each datagram passes a per-source rate limit, decoding, and the identity checks
+// (not our id, a participant's id, from that participant's address and field port); then the
+// sequence must be newer (serial-number order) than the last accepted, or than a FIELD_LEAVE's,
+// which is remembered for `expiry`. The original app's 19-byte packet is keyed by its source.
+// Every drop is counted by reason, never shown.
+
+/// The collaborative field's sans-I/O state machine: our sphere, the others', the timers.
+public struct FieldCore {
+    public let config: FieldConfig
+    public let id: ID128
+    /// Our sphere as we send it.
+    public private(set) var local: FieldSphere
+    public private(set) var counters = FieldCounters()
+
+    private var name: DisplayName
+    private var sequence: UInt32 = 0
+    private var started = false
+    private var dirty = false
+    private var lastSend: Instant?
+    private var participants: [ID128: (addresses: [String], port: UInt16)] = [:]
+
+    private struct Remote {
+        var sphere: FieldSphere
+        /// Nil for the original app's spheres (no sequence).
+        var sequence: UInt32?
+        var heard: Instant
+    }
+
+    private var remotes: [SphereKey: Remote] = [:]
+    /// FIELD_LEAVEs: the sequence a later datagram must exceed, and until when.
+    private var departed: [ID128: (sequence: UInt32, until: Instant)] = [:]
+    private var buckets: [FieldEndpoint: (tokens: Double, at: Instant)] = [:]
+    private var actions: [FieldAction] = []
+
+    /// - Parameters: `name` is cut to a sphere's short name; `x`, `y` are clamped into the field.
+    public init(id: ID128, name: DisplayName, x: Int32, y: Int32, color: RGB, config: FieldConfig = FieldConfig()) {
+        self.id = id
+        self.config = config
+        self.name = Sphere.shortName(name)
+        local = FieldSphere(key: .peer(id), name: self.name.value, x: Self.clamp(x), y: Self.clamp(y), color: color)
+    }
+
+    // MARK: - Queries
+
+    /// Every other sphere, in drawing order (participants by id, then the original app's).
+    public var spheres: [FieldSphere] {
+        remotes.values.map(\.sphere).sorted { $0.key < $1.key }
+    }
+
+    public func sphere(_ key: SphereKey) -> FieldSphere? { remotes[key]?.sphere }
+
+    /// The participants we send to, by id.
+    public var participantIDs: [ID128] { participants.keys.sorted() }
+
+    /// The nearest time `handleTimeout(now:)` has work to do.
+    public func nextDeadline() -> Instant? {
+        var best: Instant?
+        func consider(_ t: Instant) { best = best.map { min($0, t) } ?? t }
+        if started, let last = lastSend { consider(last + (dirty ? config.minGap : config.heartbeat)) }
+        for r in remotes.values { consider(r.heard + config.expiry) }
+        return best
+    }
+
+    public mutating func pollActions() -> [FieldAction] {
+        var out: [FieldAction] = []
+        swap(&out, &actions)
+        return out
+    }
+
+    // MARK: - Local inputs
+
+    /// Joins the field: our state goes to every participant known so far.
+    public mutating func start(now: Instant) {
+        guard !started else { return }
+        started = true
+        dirty = true
+        flush(now: now)
+    }
+
+    /// Moves our sphere by a step, clamped to the field.
+    public mutating func move(dx: Int32, dy: Int32, now: Instant) {
+        // In 64 bits, then clamped: a huge step stops at the edge instead of wrapping around.
+        moveTo(x: Int32(clamping: Int64(local.x) + Int64(dx)), y: Int32(clamping: Int64(local.y) + Int64(dy)), now: now)
+    }
+
+    /// Moves our sphere to a point, clamped to the field.
+    public mutating func moveTo(x: Int32, y: Int32, now: Instant) {
+        let (cx, cy) = (Self.clamp(x), Self.clamp(y))
+        guard cx != local.x || cy != local.y else { return }
+        local.x = cx
+        local.y = cy
+        changed(now: now)
+    }
+
+    public mutating func setColor(_ color: RGB, now: Instant) {
+        guard color != local.color else { return }
+        local.color = color
+        changed(now: now)
+    }
+
+    /// A participant appeared in the presence table, or its addresses or field port changed.
+    /// It gets our state at once (within the send rate).
+    public mutating func participant(_ peer: ID128, addresses: [String], port: UInt16, now: Instant) {
+        guard peer != id else { return }
+        guard port != 0, !addresses.isEmpty else { return participantGone(peer) }
+        let old = participants[peer]
+        participants[peer] = (addresses, port)
+        if old == nil || old?.port != port || Set(old?.addresses ?? []) != Set(addresses) { changed(now: now) }
+    }
+
+    /// A participant left the presence table (or stopped announcing a field port): no more sends
+    /// to it. Its sphere stays until its FIELD_LEAVE or its expiry (Protocol.md §11).
+    public mutating func participantGone(_ peer: ID128) {
+        participants[peer] = nil
+    }
+
+    /// Says FIELD_LEAVE to every participant and stops sending.
+    public mutating func leave() {
+        guard started else { return }
+        started = false
+        sequence &+= 1
+        sendToAll(Message.fieldLeave(id, sequence: sequence).encoded())
+    }
+
+    public mutating func handleTimeout(now: Instant) {
+        flush(now: now)
+        for (key, r) in remotes where r.heard + config.expiry <= now {
+            remotes[key] = nil
+            actions.append(.event(.left(key, name: r.sphere.name, reason: .timeout)))
+        }
+        departed = departed.filter { $0.value.until > now }
+    }
+
+    // MARK: - Datagrams
+
+    /// A datagram arrived on the field socket.
+    public mutating func received(_ bytes: [UInt8], from source: FieldEndpoint, now: Instant) {
+        counters.received += 1
+        guard admit(source, now: now) else { return counters.rateLimited += 1 }
+        if LegacySphere.looksLegacy(bytes) { return receivedOriginal(bytes, from: source, now: now) }
+        let message: Message
+        do {
+            message = try Message(datagram: bytes)
+        } catch {
+            return counters.malformed += 1
+        }
+        switch message {
+        case let .sphere(s):
+            guard accepts(s.instanceID, s.sequence, from: source, now: now) else { return }
+            let sphere = FieldSphere(key: .peer(s.instanceID), name: s.name.value, x: s.x, y: s.y,
+                                     color: RGB(s.red, s.green, s.blue))
+            update(sphere, sequence: s.sequence, now: now)
+        case let .fieldLeave(peer, seq):
+            guard accepts(peer, seq, from: source, now: now) else { return }
+            departed[peer] = (seq, now + config.expiry)
+            if let r = remotes.removeValue(forKey: .peer(peer)) {
+                actions.append(.event(.left(.peer(peer), name: r.sphere.name, reason: .left)))
+            }
+        default:
+            counters.unexpected += 1
+        }
+    }
+
+    // MARK: - Private
+
+    private static func clamp(_ v: Int32) -> Int32 {
+        min(max(v, Sphere.coordinates.lowerBound), Sphere.coordinates.upperBound)
+    }
+
+    private mutating func changed(now: Instant) {
+        dirty = true
+        flush(now: now)
+    }
+
+    /// Sends what is due: a dirty state once the gap since the last send has passed, else the
+    /// heartbeat.
+    private mutating func flush(now: Instant) {
+        guard started else { return }
+        if let last = lastSend, now < last + (dirty ? config.minGap : config.heartbeat) { return }
+        sequence &+= 1
+        let s = Sphere(instanceID: id, sequence: sequence, x: local.x, y: local.y, red: local.color.red,
+                       green: local.color.green, blue: local.color.blue, name: name)
+        sendToAll(Message.sphere(s).encoded())
+        lastSend = now
+        dirty = false
+    }
+
+    private mutating func sendToAll(_ bytes: [UInt8]) {
+        for peer in participants.keys.sorted() {
+            guard let p = participants[peer] else { continue }
+            for a in p.addresses {
+                counters.sent += 1
+                actions.append(.send(bytes, to: FieldEndpoint(address: a, port: p.port)))
+            }
+        }
+    }
+
+    /// The identity and sequence checks of Protocol.md §11, in order; counts what it drops.
+    private mutating func accepts(_ peer: ID128, _ seq: UInt32, from source: FieldEndpoint, now: Instant) -> Bool {
+        guard peer != id else { counters.spoofedOwn += 1; return false }
+        guard let p = participants[peer] else { counters.unknownSender += 1; return false }
+        guard p.port == source.port, p.addresses.contains(source.address) else { counters.wrongSource += 1; return false }
+        if let d = departed[peer], d.until > now, !Self.newer(seq, than: d.sequence) {
+            counters.stale += 1
+            return false
+        }
+        if let r = remotes[.peer(peer)], let last = r.sequence, now < r.heard + config.restartAfter,
+           !Self.newer(seq, than: last) {
+            counters.stale += 1
+            return false
+        }
+        return true
+    }
+
+    /// Serial-number order (RFC 1982): `a` is newer when (a - b) mod 2^32 is in 1...2^31 - 1.
+    static func newer(_ a: UInt32, than b: UInt32) -> Bool {
+        let d = a &- b
+        return d != 0 && d < 1 << 31
+    }
+
+    private mutating func update(_ sphere: FieldSphere, sequence: UInt32?, now: Instant) {
+        let old = remotes[sphere.key]?.sphere
+        remotes[sphere.key] = Remote(sphere: sphere, sequence: sequence, heard: now)
+        if old == nil {
+            actions.append(.event(.joined(sphere)))
+        } else if old != sphere {
+            actions.append(.event(.changed(sphere)))
+        }
+    }
+
+    private mutating func receivedOriginal(_ bytes: [UInt8], from source: FieldEndpoint, now: Instant) {
+        let p: LegacySphere
+        do {
+            p = try LegacySphere(datagram: bytes)
+        } catch {
+            return counters.malformed += 1
+        }
+        let key = SphereKey.original(source)
+        if remotes[key] == nil, remotes.keys.filter({ if case .original = $0 { true } else { false } }).count >= config.maxOriginals {
+            return counters.rateLimited += 1
+        }
+        let sphere = FieldSphere(key: key, name: source.description, x: Self.clamp(p.x), y: Self.clamp(p.y),
+                                 color: RGB(p.red, p.green, p.blue))
+        update(sphere, sequence: nil, now: now)
+    }
+
+    /// The per-source token bucket. When the table is full, sources whose buckets have refilled
+    /// are forgotten; if none has, the newcomer is refused (a flood of forged sources costs
+    /// bounded memory).
+    private mutating func admit(_ source: FieldEndpoint, now: Instant) -> Bool {
+        let rate = Double(config.receiveRate), burst = Double(config.receiveBurst)
+        func refilled(_ b: (tokens: Double, at: Instant)) -> Double {
+            min(burst, b.tokens + Double((now - b.at).components.seconds) * rate
+                + Double((now - b.at).components.attoseconds) / 1e18 * rate)
+        }
+        if buckets[source] == nil, buckets.count >= config.maxSources {
+            buckets = buckets.filter { refilled($0.value) < burst }
+            if buckets.count >= config.maxSources { return false }
+        }
+        var bucket = buckets[source] ?? (burst, now)
+        bucket.tokens = refilled(bucket)
+        bucket.at = now
+        guard bucket.tokens >= 1 else {
+            buckets[source] = bucket
+            return false
+        }
+        bucket.tokens -= 1
+        buckets[source] = bucket
+        return true
+    }
+}

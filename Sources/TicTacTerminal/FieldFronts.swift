@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacField
+import TicTacNet
+import TicTacTime
+
+/// What a field front does: show updates, and hand the player's commands to `onCommand`.
+public protocol FieldFront: AnyObject {
+    var onCommand: ((FieldCommand) -> Void)? { get set }
+    func start(reactor: Reactor) throws(NetError)
+    func show(_ update: FieldUpdate)
+    func stop()
+}
+
+/// Plain mode for the field: commands in (unless `readsInput` is false, as for the bot), one
+/// event per line out, each sphere's lines coalesced to at most 10 per second.
+public final class PlainFieldFront: FieldFront {
+    public var onCommand: ((FieldCommand) -> Void)?
+    private let formatter: FieldFormatter
+    private let readsInput: Bool
+    private var input: StdinLines?
+    private var reactor: Reactor?
+    private var throttle = SphereLineThrottle()
+    private var timer: Reactor.TimerID?
+
+    public init(json: Bool, readsInput: Bool = true) {
+        formatter = FieldFormatter(json: json)
+        self.readsInput = readsInput
+    }
+
+    public func start(reactor: Reactor) throws(NetError) {
+        self.reactor = reactor
+        guard readsInput else { return }
+        input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
+            switch item {
+            case .tooLong:
+                show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
+            case let .line(text):
+                guard !text.allSatisfy(\.isWhitespace) else { return }
+                do throws(Command.ParseError) {
+                    onCommand?(try FieldCommand.parse(text))
+                } catch {
+                    show(.error(code: "bad-command", message: error.description))
+                }
+            }
+        }, onEnd: { [unowned self] in onCommand?(.quit) })
+    }
+
+    public func show(_ update: FieldUpdate) {
+        switch update {
+        case let .ready(s, port): emit(formatter.ready(s, port: port))
+        case let .local(s), let .event(.joined(s)), let .event(.changed(s)): sphere(s)
+        case let .event(.left(key, name, reason)):
+            throttle.forget(key)
+            emit(formatter.left(key, name: name, reason: reason))
+        case let .error(code, message): emit(formatter.message("error", code: code, message))
+        case let .notice(text): emit(formatter.message("notice", text))
+        case let .help(text): emit(formatter.message("help", text))
+        }
+    }
+
+    public func stop() {
+        flushPending(all: true)
+        input?.stop()
+        if let timer { reactor?.cancel(timer) }
+        timer = nil
+    }
+
+    private func sphere(_ s: FieldSphere) {
+        guard let reactor else { return emit(formatter.sphere(s)) }
+        if let now = throttle.offer(s, now: reactor.now) { emit(formatter.sphere(now)) }
+        rearm()
+    }
+
+    private func flushPending(all: Bool = false) {
+        guard let reactor else { return }
+        let now = all ? reactor.now + throttle.gap : reactor.now
+        for s in throttle.due(now: now) { emit(formatter.sphere(s)) }
+    }
+
+    private func rearm() {
+        guard timer == nil, let reactor, let next = throttle.nextDeadline() else { return }
+        timer = reactor.schedule(at: next) { [weak self] in
+            guard let self else { return }
+            timer = nil
+            flushPending()
+            rearm()
+        }
+    }
+
+    private func emit(_ line: String) {
+        print(line)
+        fflush(nil)
+    }
+}
+
+/// The field in a full-screen terminal: the 1000 x 1000 field mapped onto the window, arrows or
+/// hjkl to move (shift / HJKL: five cells), `c` for the next colour, `q` to quit. Redraws at most
+/// 30 times a second, and only the rows that changed.
+public final class FullScreenFieldFront: FieldFront {
+    public var onCommand: ((FieldCommand) -> Void)?
+    private var screen: FieldScreen
+    private let terminal = RawTerminal()
+    private var reactor: Reactor?
+    private var shown: [String] = []
+    private var lastRender: Instant?
+    private var renderTimer: Reactor.TimerID?
+    private var paletteIndex = 0
+
+    /// Colours `c` steps through.
+    public static let palette: [RGB] = [RGB(230, 60, 60), RGB(60, 180, 75), RGB(255, 200, 40), RGB(70, 130, 240),
+                                 RGB(245, 130, 50), RGB(145, 60, 200), RGB(70, 220, 220), RGB(240, 50, 230)]
+
+    public init(depth: ColorDepth) {
+        screen = FieldScreen(depth: depth, unicode: RawTerminal.localeIsUTF8())
+    }
+
+    deinit { stop() }
+
+    public func start(reactor: Reactor) throws(NetError) {
+        terminal.onKeys = { [unowned self] keys in for k in keys { key(k) } }
+        terminal.onResize = { [unowned self] in
+            shown = [] // everything again, from a cleared screen
+            terminal.write("\u{1B}[2J")
+            setNeedsRender()
+        }
+        terminal.onEnd = { [unowned self] in onCommand?(.quit) }
+        try terminal.start(reactor: reactor)
+        self.reactor = reactor
+        setNeedsRender()
+    }
+
+    public func show(_ update: FieldUpdate) {
+        screen.apply(update)
+        setNeedsRender()
+    }
+
+    public func stop() {
+        if let renderTimer { reactor?.cancel(renderTimer) }
+        renderTimer = nil
+        terminal.stop()
+        reactor = nil
+    }
+
+    private func key(_ key: Key) {
+        let (w, h) = RawTerminal.size()
+        let (sx, sy) = screen.steps(width: w, height: h)
+        let big: Int32 = 5
+        let command: FieldCommand?
+        switch key {
+        case .up, .char("k"): command = .move(dx: 0, dy: -sy)
+        case .down, .char("j"): command = .move(dx: 0, dy: sy)
+        case .left, .char("h"): command = .move(dx: -sx, dy: 0)
+        case .right, .char("l"): command = .move(dx: sx, dy: 0)
+        case .shiftUp, .char("K"): command = .move(dx: 0, dy: -sy * big)
+        case .shiftDown, .char("J"): command = .move(dx: 0, dy: sy * big)
+        case .shiftLeft, .char("H"): command = .move(dx: -sx * big, dy: 0)
+        case .shiftRight, .char("L"): command = .move(dx: sx * big, dy: 0)
+        case .char("c"), .char("C"):
+            paletteIndex = (paletteIndex + 1) % Self.palette.count
+            command = .color(Self.palette[paletteIndex])
+        case .char("q"), .char("Q"), .interrupt: command = .quit
+        default: command = nil
+        }
+        if let command { onCommand?(command) }
+    }
+
+    /// At most one redraw per 1/30 s, however many updates came in.
+    private func setNeedsRender() {
+        guard terminal.started, renderTimer == nil, let reactor else { return }
+        let at = lastRender.map { max(reactor.now, $0 + .nanoseconds(33_333_334)) } ?? reactor.now
+        renderTimer = reactor.schedule(at: at) { [weak self] in
+            guard let self else { return }
+            renderTimer = nil
+            render()
+        }
+    }
+
+    /// Writes the rows that differ from what is on screen, in one write.
+    private func render() {
+        guard terminal.started, let reactor else { return }
+        lastRender = reactor.now
+        let (w, h) = RawTerminal.size()
+        let lines = screen.lines(width: w, height: h)
+        var out = ""
+        for (row, line) in lines.enumerated() where row >= shown.count || shown[row] != line {
+            out += "\u{1B}[\(row + 1);1H\u{1B}[0m" + line + "\u{1B}[0m\u{1B}[K"
+        }
+        if lines.count < shown.count { out += "\u{1B}[\(lines.count + 1);1H\u{1B}[J" }
+        shown = lines
+        if !out.isEmpty { terminal.write(out) }
+    }
+}

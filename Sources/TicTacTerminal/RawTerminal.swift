@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacNet
+
+/// The terminal as the full-screen fronts use it (tic-tac-toe's and the field's): raw mode with
+/// termios, the alternate screen, a hidden cursor, keys from stdin and SIGWINCH on the reactor.
+/// `stop()` puts everything back. Hand-written VT100/ANSI sequences, no curses.
+final class RawTerminal {
+    /// Keys as they complete (a lone ESC after 50 ms without a follow-up).
+    var onKeys: ([Key]) -> Void = { _ in }
+    /// The window changed size.
+    var onResize: () -> Void = {}
+    /// End of input, or the terminal went away.
+    var onEnd: () -> Void = {}
+
+    private(set) var started = false
+    private var parser = KeyParser()
+    private var reactor: Reactor?
+    private var original: termios?
+    private var resize: SignalSource?
+    private var escapeTimer: Reactor.TimerID?
+
+    deinit { stop() }
+
+    /// Raw mode, the alternate screen, a hidden cursor; reads keys from stdin and reports
+    /// SIGWINCH. If a step fails, whatever was done is undone before the error is thrown.
+    func start(reactor: Reactor) throws(NetError) {
+        guard !started else { return }
+        var saved = termios()
+        guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw .last("tcgetattr") }
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST | ONLCR) // keep "\n" -> "\r\n" for anything else that prints
+        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw .last("tcsetattr") }
+        original = saved
+        started = true
+        self.reactor = reactor
+        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        do {
+            try reactor.register(STDIN_FILENO, .read) { [weak self] _ in self?.readKeys() }
+            resize = try SignalSource(reactor: reactor, signals: [SIGWINCH]) { [weak self] _ in self?.onResize() }
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
+    func stop() {
+        guard started else { return }
+        started = false
+        if let reactor {
+            reactor.unregister(STDIN_FILENO)
+            if let escapeTimer { reactor.cancel(escapeTimer) }
+        }
+        escapeTimer = nil
+        resize = nil
+        reactor = nil
+        write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        if var saved = original { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
+        original = nil
+    }
+
+    /// Writes all of `text` to stdout (one `write` when the terminal takes it).
+    func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { Glibc.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { return } // the terminal is gone; nothing more to do
+            bytes = bytes.dropFirst(n)
+        }
+    }
+
+    private func readKeys() {
+        guard started else { return }
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        let n = buffer.withUnsafeMutableBytes { read(STDIN_FILENO, $0.baseAddress, $0.count) }
+        if n < 0, errno == EINTR || errno == EAGAIN { return }
+        guard n > 0 else {
+            // End of input or a terminal that went away: leave like `q`.
+            reactor?.unregister(STDIN_FILENO)
+            onEnd()
+            return
+        }
+        onKeys(parser.feed(buffer[0..<n]))
+        if let escapeTimer { reactor?.cancel(escapeTimer) }
+        escapeTimer = nil
+        if parser.hasPending {
+            // A lone ESC, or a sequence cut short: if nothing follows soon, take it as it is.
+            escapeTimer = reactor?.schedule(after: .milliseconds(50)) { [weak self] in
+                guard let self else { return }
+                escapeTimer = nil
+                guard started else { return }
+                onKeys(parser.flush())
+            }
+        }
+    }
+
+    // MARK: - Environment
+
+    /// Columns and rows of the terminal on stdout (80 x 24 if it cannot be read).
+    static func size() -> (width: Int, height: Int) {
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0, size.ws_row > 0 else {
+            return (80, 24)
+        }
+        return (Int(size.ws_col), Int(size.ws_row))
+    }
+
+    /// True when LC_ALL, LC_CTYPE or LANG (the first one set) names UTF-8.
+    static func localeIsUTF8() -> Bool {
+        for name in ["LC_ALL", "LC_CTYPE", "LANG"] {
+            guard let value = getenv(name).map({ String(cString: $0) }), !value.isEmpty else { continue }
+            let v = value.lowercased()
+            return v.contains("utf-8") || v.contains("utf8")
+        }
+        return false
+    }
+}

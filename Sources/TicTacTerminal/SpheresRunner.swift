@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemon
+import TicTacDiscovery
+import TicTacField
+import TicTacNet
+import TicTacTime
+
+/// `tictac spheres`: a daemon that takes part in the collaborative field. Wires the daemon's
+/// presence table to the field (participants), the field's events to the front, the front's
+/// commands to the field. Tic-tac-toe invitations are declined (this daemon announces the field
+/// only). SIGINT, SIGTERM and `quit` leave cleanly: FIELD_LEAVE, LEAVE, GOODBYE.
+public final class SpheresRunner {
+    private let reactor: Reactor
+    private let daemon: Daemon
+    private let field: FieldShell
+    private let front: FieldFront
+    private var signals: SignalSource?
+    private var leaving = false
+    private var wanderer: Wanderer?
+
+    /// `wander`: a headless participant (`--bot`) that drifts around the field by itself.
+    public init(reactor: Reactor, daemon: Daemon, field: FieldShell, front: FieldFront, wander: Bool) {
+        self.reactor = reactor
+        self.daemon = daemon
+        self.field = field
+        self.front = front
+        if wander { wanderer = Wanderer(random: SystemRandomNumberGenerator()) }
+    }
+
+    /// Runs until the player quits or a signal arrives.
+    public func run(notices: [String] = []) throws(NetError) {
+        defer { front.stop() }
+        SignalSource.ignoreBrokenPipe()
+        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
+        daemon.onPresence = { [unowned self] event in field.presence(event) }
+        daemon.onEvent = { [unowned self] event in
+            // One daemon, one game here: the field. Say no at once rather than let it lapse.
+            if case .invited = event { try? daemon.command(.decline) }
+        }
+        field.onEvent = { [unowned self] event in front.show(.event(event)) }
+        front.onCommand = { [unowned self] command in handle(command) }
+        front.show(.ready(field.core.local, port: field.port))
+        for n in notices { front.show(.notice(n)) }
+        try front.start(reactor: reactor)
+        field.start(peers: daemon.discovery?.core.peers ?? [])
+        if wanderer != nil { wander() }
+        try reactor.run()
+    }
+
+    private func handle(_ command: FieldCommand) {
+        switch command {
+        case let .move(dx, dy): field.move(dx: dx, dy: dy)
+        case let .goto(x, y): field.moveTo(x: x, y: y)
+        case let .color(c): field.setColor(c)
+        case .quit: return quit()
+        case .help: return front.show(.help(FieldCommand.helpText))
+        }
+        front.show(.local(field.core.local))
+    }
+
+    /// Ten steps a second along a drifting heading, bouncing off the edges.
+    private func wander() {
+        guard !leaving, var w = wanderer else { return }
+        let (dx, dy) = w.step(x: field.core.local.x, y: field.core.local.y)
+        wanderer = w
+        handle(.move(dx: dx, dy: dy))
+        reactor.schedule(after: .milliseconds(100)) { [weak self] in self?.wander() }
+    }
+
+    /// FIELD_LEAVE to every participant, LEAVE and GOODBYE, a moment to flush, then stop.
+    private func quit() {
+        guard !leaving else { return }
+        leaving = true
+        front.stop()
+        field.leave()
+        daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
+    }
+}
+
+/// The bot's walk: a velocity that turns a little at random each step and bounces off the edges.
+struct Wanderer {
+    var random: any RandomNumberGenerator
+    var vx: Int32 = 12
+    var vy: Int32 = 7
+
+    /// -3...3, uniformly enough for a walk.
+    private mutating func turn() -> Int32 { Int32(random.next() % 7) - 3 }
+
+    mutating func step(x: Int32, y: Int32) -> (Int32, Int32) {
+        vx = min(20, max(-20, vx + turn()))
+        vy = min(20, max(-20, vy + turn()))
+        if x + vx < 0 || x + vx > 999 { vx = -vx }
+        if y + vy < 0 || y + vy > 999 { vy = -vy }
+        return (vx, vy)
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Glibc
+import Testing
+import TicTacField
+import TicTacTime
+import TicTacWire
+@testable import TicTacTerminal
+
+private func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
+private let bobKey = SphereKey.peer(ID128(high: 2, low: 2))
+private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
+    FieldSphere(key: bobKey, name: "bob", x: x, y: y, color: RGB(0, 0, 255))
+}
+
+@Suite struct FieldCommandTests {
+    @Test func parsesTheFieldsCommands() throws {
+        #expect(try FieldCommand.parse("move 10 -20") == .move(dx: 10, dy: -20))
+        #expect(try FieldCommand.parse("  GOTO 0 999 ") == .goto(x: 0, y: 999))
+        #expect(try FieldCommand.parse("color 255 128 0") == .color(RGB(255, 128, 0)))
+        #expect(try FieldCommand.parse("quit") == .quit)
+        for bad in ["goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
+                    "fly", "quit now", "color a b c"] {
+            #expect(throws: Command.ParseError.self, "\(bad)") { try FieldCommand.parse(bad) }
+        }
+        #expect(FieldCommand.parseColor("255,128,0") == RGB(255, 128, 0))
+        #expect(FieldCommand.parseColor("255,128") == nil && FieldCommand.parseColor("1,2,300") == nil)
+    }
+
+    @Test func shiftArrowsAreBigStepsAndPlainArrowsStayArrows() {
+        var p = KeyParser()
+        #expect(p.feed(Array("\u{1B}[1;2A\u{1B}[1;2D\u{1B}[A\u{1B}[1;5B".utf8)) == [.shiftUp, .shiftLeft, .up, .down])
+    }
+}
+
+@Suite struct SphereLineThrottleTests {
+    @Test func atMostTenLinesASecondPerSphereAndTheNewestWins() {
+        var t = SphereLineThrottle()
+        var printed: [FieldSphere] = []
+        // Thirty changes a second for two seconds, timers served as the front would.
+        for i in 0..<60 {
+            let now = at(Int64(i) * 33)
+            while let d = t.nextDeadline(), d <= now { printed += t.due(now: d) } // the front's timer
+            if let s = t.offer(bob(x: Int32(i)), now: now) { printed.append(s) }
+        }
+        if let d = t.nextDeadline() { printed += t.due(now: d) }
+        #expect(printed.count >= 18 && printed.count <= 21, "\(printed.count) lines for 2 s")
+        #expect(printed.last?.x == 59)
+        // Another sphere is not held back by the first.
+        let other = FieldSphere(key: .peer(ID128(high: 3, low: 3)), name: "c", x: 1, y: 1, color: RGB(1, 1, 1))
+        #expect(t.offer(other, now: at(2000)) == other)
+        // A sphere that left has nothing pending.
+        _ = t.offer(bob(x: 1), now: at(2001))
+        t.forget(bobKey)
+        #expect(t.due(now: at(5000)).isEmpty)
+    }
+}
+
+@Suite struct FieldScreenTests {
+    func screen(_ depth: ColorDepth) -> FieldScreen {
+        var s = FieldScreen(depth: depth, unicode: false)
+        s.apply(.ready(FieldSphere(key: .peer(ID128(high: 1, low: 1)), name: "alice", x: 0, y: 0, color: RGB(255, 0, 0)), port: 1))
+        s.apply(.event(.joined(bob(x: 999, y: 999))))
+        return s
+    }
+
+    @Test func mapsTheFieldOntoAnySizeWithColoursOrInitials() {
+        let plain = screen(.none)
+        for (w, h) in [(80, 24), (40, 12), (200, 60)] {
+            let lines = plain.lines(width: w, height: h)
+            #expect(lines.count == h)
+            let (cols, rows) = plain.fieldSize(width: w, height: h)
+            // Alice at the upper left, Bob at the lower right of the field, inside the frame.
+            #expect(lines[2].hasPrefix("|A"), "\(lines[2])")
+            #expect(lines[1 + rows].hasSuffix("B|"), "\(lines[1 + rows])")
+            #expect(lines[2].count == cols + 2)
+        }
+        let legend = plain.lines(width: 80, height: 24)[22]
+        #expect(legend.contains("A alice (you)") && legend.contains("B bob"))
+        let colour = screen(.trueColor).lines(width: 80, height: 24)
+        #expect(colour[2].contains("\u{1B}[1;38;2;255;0;0mO"))
+        #expect(screen(.palette256).lines(width: 80, height: 24)[2].contains("38;5;196m"))
+        #expect(screen(.ansi16).lines(width: 80, height: 24)[2].contains("\u{1B}[1;31mO"))
+    }
+
+    @Test func ourSphereIsDrawnOnTopAndStepsMoveOneCell() {
+        var s = screen(.none)
+        s.apply(.event(.joined(FieldSphere(key: .peer(ID128(high: 0, low: 9)), name: "zed", x: 0, y: 0, color: RGB(1, 1, 1)))))
+        #expect(s.lines(width: 80, height: 24)[2].hasPrefix("|A"))
+        let (dx, dy) = s.steps(width: 80, height: 24)
+        let (cols, rows) = s.fieldSize(width: 80, height: 24)
+        #expect(Int(dx) * cols >= 1000 && Int(dx - 1) * cols < 1000)
+        #expect(Int(dy) * rows >= 1000 && Int(dy - 1) * rows < 1000)
+        s.apply(.event(.left(bobKey, name: "bob", reason: .timeout)))
+        #expect(s.others.count == 1 && s.status == "bob timed out")
+    }
+
+    @Test func colourDepthFromTheEnvironment() {
+        #expect(ColorDepth.detect(noColor: true, colorterm: "truecolor", term: "xterm-256color") == .none)
+        #expect(ColorDepth.detect(noColor: false, colorterm: "24bit", term: "xterm") == .trueColor)
+        #expect(ColorDepth.detect(noColor: false, colorterm: nil, term: "screen-256color") == .palette256)
+        #expect(ColorDepth.detect(noColor: false, colorterm: nil, term: "vt100") == .ansi16)
+        #expect(ColorDepth.ansi16.foreground(RGB(0, 0, 0)) == "1;90")
+    }
+}
+
+/// `tictac spheres` processes in the test's network namespace (tools/test), found by broadcast
+/// discovery on loopback.
+@Suite(.serialized) struct SpheresProcessTests {
+    @Test func twoPlayersSeeEachOtherMoveAndAQuitGoesAtOnce() throws {
+        let port = ["--discovery-port", "52301", "--announce-interval", "0.5"]
+        let a = try TicTacProcess(["spheres", "--plain", "--json", "--name", "ann", "--color", "255,0,0"] + port)
+        let b = try TicTacProcess(["spheres", "--plain", "--json", "--name", "ben"] + port)
+        let readyA = try #require(a.await("ready"))
+        let readyB = try #require(b.await("ready"))
+        let idA = try #require(readyA["id"] as? String), idB = try #require(readyB["id"] as? String)
+        #expect(readyA["color"] as? [Int] == [255, 0, 0])
+        let seen = b.awaitSphere(idA)
+        #expect(seen?["name"] as? String == "ann")
+        a.send("goto 123 456")
+        var moved: [String: Any]?
+        let end = Date().addingTimeInterval(5)
+        while Date() < end, let s = b.awaitSphere(idA, timeout: 5) {
+            if s["x"] as? Int == 123, s["y"] as? Int == 456 { moved = s; break }
+        }
+        #expect(moved != nil, "ben never saw ann at 123,456")
+        #expect(a.awaitSphere(idB) != nil)
+        a.send("quit")
+        let left = b.await("sphere-left", timeout: 3)
+        #expect(left?["id"] as? String == idA && left?["reason"] as? String == "left")
+        #expect(a.waitExit() == 0)
+        b.closeInput()
+        #expect(b.waitExit() == 0)
+    }
+}
+
+extension TicTacProcess {
+    /// The next `sphere` event about `id`, or nil.
+    func awaitSphere(_ id: String, timeout: Double = 10) -> [String: Any]? {
+        let end = Date().addingTimeInterval(timeout)
+        while let e = next(timeout: max(0, end.timeIntervalSinceNow)) {
+            if e["event"] as? String == "sphere", e["id"] as? String == id { return e }
+        }
+        return nil
+    }
+}
