@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TicTacDiscovery
 import TicTacWire
@@ -105,5 +106,19 @@ let sampleHex = "0123456789abcdeffedcba9876543210"
         record.append(UInt8(bad.count))
         record += bad
         #expect(throws: DNSSDTXTError.invalid("id")) { try DNSSDTXT(decoding: record) }
+    }
+
+    /// Protocol.md §10's example record is what the encoder writes.
+    @Test func protocolExampleMatchesTheEncoder() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Protocol.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let start = try #require(text.range(of: "```text name=dnssd-txt\n"))
+        let end = try #require(text.range(of: "```", range: start.upperBound..<text.endIndex))
+        let lines = text[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+        let id = try #require(ID128(hex: "00112233445566778899aabbccddeeff"))
+        let txt = DNSSDTXT(instanceID: id, versions: 1...1, state: .idle, games: [.tictactoe, .field])
+        #expect(txtRecord(lines) == txt.encoded())
+        #expect(try DNSSDTXT(decoding: txtRecord(lines)) == txt)
     }
 }
