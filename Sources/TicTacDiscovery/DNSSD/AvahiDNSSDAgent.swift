@@ -32,6 +32,7 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
     /// compatibility layer, once per process.
     private static let quietCompatibilityWarning: Void = { setenv("AVAHI_COMPAT_NOWARN", "1", 1) }()
 
+    /// An agent driven by `reactor` (the thread that runs it gets every callback and event).
     public init(reactor: Reactor, timing: DNSSDTiming = DNSSDTiming()) {
         self.reactor = reactor
         core = DNSSDCore(timing: timing)

@@ -13,10 +13,12 @@ public struct DNSSDSighting: Sendable, Hashable {
     public var addresses: [String]
     /// The TCP port of the peer's listener (SRV).
     public var port: UInt16
+    /// From the TXT record: protocol versions (`v`), state (`st`), game kinds (`g`).
     public var versions: ClosedRange<UInt8>
     public var state: PresenceState
     public var games: Capabilities
 
+    /// A sighting with every field given.
     public init(instanceName: String, instanceID: ID128, hostTarget: String, addresses: [String],
                 port: UInt16, versions: ClosedRange<UInt8>, state: PresenceState, games: Capabilities) {
         self.instanceName = instanceName
@@ -68,6 +70,7 @@ public final class FakeDNSSDAgent: DNSSDAgent {
     /// Every TXT passed to `update(txt:)` while started, in order.
     public private(set) var updates: [DNSSDTXT] = []
 
+    /// A fake that is not started.
     public init() {}
 
     public func start(name: String, port: UInt16, txt: DNSSDTXT) {

@@ -55,12 +55,15 @@ public struct DNSSDTiming: Sendable {
     /// Registration renames ("Name #2", "#3", ...) tried on local conflicts before giving up.
     public var maxRenames = 100
 
+    /// The timings Protocol.md §10 gives.
     public init() {}
 }
 
 /// dns_sd result codes the core tells apart (<dns_sd.h>).
 public enum DNSSDCode {
+    /// kDNSServiceErr_Unknown: how Avahi's library reports a daemon it cannot reach.
     public static let unknown: Int32 = -65537
+    /// kDNSServiceErr_NameConflict: the name is taken (Avahi: by another of its clients).
     public static let nameConflict: Int32 = -65548
 }
 
@@ -95,7 +98,9 @@ public struct DNSSDCore {
         var shown: DNSSDSighting?
     }
 
+    /// The timeouts and retry delays in use.
     public let timing: DNSSDTiming
+    /// The DNS-SD service type of tictac (Protocol.md §10).
     public static let serviceType = "_tictactoe._tcp"
     /// A DNS label: an instance name is at most 63 bytes of UTF-8 (RFC 6763 §4.1.1).
     public static let maxInstanceNameBytes = 63
@@ -112,6 +117,7 @@ public struct DNSSDCore {
     /// Instances touched by the browse batch under way ("more coming").
     private var batch: Set<String> = []
 
+    /// A stopped core; `.start` begins.
     public init(timing: DNSSDTiming = DNSSDTiming()) {
         self.timing = timing
         unavailableDelay = timing.unavailableRetryFirst

@@ -7,10 +7,12 @@ public struct DNSSDTXT: Sendable, Hashable {
     public var instanceID: ID128
     /// Protocol versions spoken (Protocol.md §4).
     public var versions: ClosedRange<UInt8>
+    /// What the daemon is doing (`st`).
     public var state: PresenceState
     /// Game kinds offered: only `.tictactoe` (`ttt`) and `.field` (`field`) are published.
     public var games: Capabilities
 
+    /// A record for our own daemon; by default this build's versions, idle, tic-tac-toe.
     public init(instanceID: ID128, versions: ClosedRange<UInt8> = ProtocolVersion.supported,
                 state: PresenceState = .idle, games: Capabilities = [.tictactoe]) {
         self.instanceID = instanceID
