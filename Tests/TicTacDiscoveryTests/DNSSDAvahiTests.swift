@@ -229,5 +229,7 @@ struct DNSSDAvahiTests {
         // Browsing works again too: each sees the other.
         #expect(try p.pump { p.logA.sighting(of: p.idB) != nil && p.logB.sighting(of: p.idA) != nil })
         #expect(p.logA.unavailableLines.count == 1 && p.logB.unavailableLines.count == 1)
+        p.stop()
+        #expect(p.a.openRefCount == 0 && p.b.openRefCount == 0 && p.reactor.registeredCount == 0)
     }
 }

@@ -21,6 +21,9 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
     private var draining = false
     private var timer: Reactor.TimerID?
     private var timerDeadline: Instant?
+    /// Inside DNSServiceProcessResult: refs closed now are deallocated after it returns.
+    private var processing = false
+    private var retired: [OpenRef] = []
 
     private struct OpenRef {
         let ref: DNSServiceRef
@@ -41,6 +44,7 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
 
     deinit {
         for (_, refs) in open { for r in refs { close(r) } }
+        for r in retired { deallocate(r) }
         if let timer { reactor.cancel(timer) }
     }
 
@@ -148,14 +152,26 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
 
     /// The ref's socket is readable: exactly one DNSServiceProcessResult, which cannot block now.
     private func process(_ op: DNSSDOperation, _ ref: DNSServiceRef) {
+        processing = true
         let err = DNSServiceProcessResult(ref)
+        processing = false
+        let stillOpen = open[op]?.contains(where: { $0.ref == ref }) == true
+        for r in retired { deallocate(r) }
+        retired = []
         // A callback may have cancelled this very ref; report only for a ref still open.
-        guard err != 0, open[op]?.contains(where: { $0.ref == ref }) == true else { return }
-        feed(.failed(op, code: err))
+        if err != 0, stillOpen { feed(.failed(op, code: err)) }
     }
 
+    /// Stops watching a ref. Inside DNSServiceProcessResult its deallocation waits until that
+    /// returns: the library may hold further callbacks for it in the same dispatch, and their
+    /// context must stay valid (they are dropped, as the context is marked closed).
     private func close(_ r: OpenRef, registered: Bool = true) {
         if registered { reactor.unregister(r.fd) }
+        r.context.takeUnretainedValue().closed = true
+        if processing { retired.append(r) } else { deallocate(r) }
+    }
+
+    private func deallocate(_ r: OpenRef) {
         DNSServiceRefDeallocate(r.ref) // no callback for this ref after this returns
         r.context.release()
     }
@@ -214,6 +230,8 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
 private final class RefContext {
     unowned let agent: AvahiDNSSDAgent
     let op: DNSSDOperation
+    /// Cancelled: callbacks still delivered before its deallocation are dropped.
+    var closed = false
 
     init(agent: AvahiDNSSDAgent, op: DNSSDOperation) {
         self.agent = agent
@@ -225,20 +243,24 @@ private final class RefContext {
     }
 
     func registerReply(_ err: DNSServiceErrorType, _ name: UnsafePointer<CChar>?) {
+        guard !closed else { return }
         agent.registerReply(op, err, name)
     }
 
     func browseReply(_ flags: DNSServiceFlags, _ err: DNSServiceErrorType, _ name: UnsafePointer<CChar>?) {
+        guard !closed else { return }
         agent.browseReply(op, flags, err, name)
     }
 
     func resolveReply(_ err: DNSServiceErrorType, _ host: UnsafePointer<CChar>?, _ port: UInt16, _ len: UInt16,
                       _ txt: UnsafePointer<UInt8>?) {
+        guard !closed else { return }
         agent.resolveReply(op, err, host, port, len, txt)
     }
 
     func queryReply(_ flags: DNSServiceFlags, _ ifIndex: UInt32, _ err: DNSServiceErrorType, _ rrtype: UInt16,
                     _ len: UInt16, _ data: UnsafeRawPointer?) {
+        guard !closed else { return }
         agent.queryReply(op, flags, ifIndex, err, rrtype, len, data)
     }
 }
