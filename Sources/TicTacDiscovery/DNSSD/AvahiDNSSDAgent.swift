@@ -31,15 +31,19 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
         let context: Unmanaged<RefContext>
     }
 
-    /// Set before the first dns_sd call: otherwise the library prints a warning about being a
-    /// compatibility layer, once per process.
-    private static let quietCompatibilityWarning: Void = { setenv("AVAHI_COMPAT_NOWARN", "1", 1) }()
+    /// Done once, before the first dns_sd call: quiets the library's warning about being a
+    /// compatibility layer, and makes its allocations zeroed (see CDNSSD's shim.h: without it a
+    /// resolve open when avahi-daemon goes away crashes the process).
+    private static let prepareLibrary: Void = {
+        setenv("AVAHI_COMPAT_NOWARN", "1", 1)
+        tictac_avahi_use_zeroing_allocator()
+    }()
 
     /// An agent driven by `reactor` (the thread that runs it gets every callback and event).
     public init(reactor: Reactor, timing: DNSSDTiming = DNSSDTiming()) {
         self.reactor = reactor
         core = DNSSDCore(timing: timing)
-        _ = Self.quietCompatibilityWarning
+        _ = Self.prepareLibrary
     }
 
     deinit {
