@@ -28,7 +28,7 @@ import TicTacWire
         for n in 1...3 {
             let seen = Seen()
             let d = try BroadcastDiscovery(reactor: reactor, local: local(UInt64(n), "p\(n)", port: UInt16(40_000 + n)),
-                                           port: port, random: Seeded(state: UInt64(n)))
+                                           port: port, interfaces: ["lo"], random: Seeded(state: UInt64(n)))
             d.onEvent = { e in
                 switch e {
                 case let .found(p), let .updated(p): seen.peers[p.id] = p
@@ -65,7 +65,8 @@ import TicTacWire
     @Test func junkOnTheDiscoveryPortIsCountedAndMakesNoPeer() throws {
         let reactor = try Reactor()
         let port: UInt16 = 52_102
-        let d = try BroadcastDiscovery(reactor: reactor, local: local(1, "solo"), port: port, random: Seeded(state: 1))
+        let d = try BroadcastDiscovery(reactor: reactor, local: local(1, "solo"), port: port, interfaces: ["lo"],
+                                       random: Seeded(state: 1))
         var events: [DiscoveryEvent] = []
         d.onEvent = { events.append($0) }
         d.start()

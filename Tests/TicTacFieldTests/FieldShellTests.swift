@@ -35,7 +35,7 @@ struct Seeded: RandomNumberGenerator {
             field = try FieldShell(reactor: reactor, core: core, address: "0.0.0.0")
             let local = LocalPresence(id: id, name: name("p\(n)"), port: UInt16(40_000 + n), fieldPort: field.port,
                                       capabilities: [.field])
-            discovery = try BroadcastDiscovery(reactor: reactor, local: local, port: discoveryPort,
+            discovery = try BroadcastDiscovery(reactor: reactor, local: local, port: discoveryPort, interfaces: ["lo"],
                                                random: Seeded(state: n))
             discovery.onEvent = { [unowned self] e in field.presence(e) }
             field.onEvent = { [unowned self] e in

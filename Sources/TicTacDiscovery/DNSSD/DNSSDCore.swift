@@ -1,0 +1,380 @@
+import TicTacTime
+import TicTacWire
+
+/// One dns_sd operation the shell keeps open (a DNSServiceRef, or two for the addresses).
+public enum DNSSDOperation: Sendable, Hashable {
+    case register, browse
+    /// DNSServiceResolve of one instance (kept open: Avahi's resolver reports SRV/TXT changes).
+    case resolve(String)
+    /// DNSServiceQueryRecord for the A and AAAA records of an instance's host target.
+    case addresses(String)
+}
+
+/// What the shell tells the core.
+public enum DNSSDInput: Sendable, Hashable {
+    case start(name: String, port: UInt16, txt: DNSSDTXT)
+    case update(DNSSDTXT)
+    case stop
+    /// An operation failed: synchronously when started, or later through its callback.
+    case failed(DNSSDOperation, code: Int32)
+    /// The register callback without error: the final instance name.
+    case registered(name: String)
+    /// A browse callback: an instance added or removed; `moreComing` while the batch goes on.
+    case browsed(instance: String, added: Bool, moreComing: Bool)
+    /// A resolve callback: the SRV target and port, the raw TXT record.
+    case resolved(instance: String, host: String, port: UInt16, txt: [UInt8])
+    /// An address record of the instance's host target came or went.
+    case address(instance: String, ip: String, added: Bool)
+    /// The deadline from `nextDeadline` has passed.
+    case timeout
+}
+
+/// What the core asks of the shell, in order.
+public enum DNSSDAction: Sendable, Hashable {
+    case register(name: String, port: UInt16, txt: [UInt8])
+    case updateTXT([UInt8])
+    case browse
+    case resolve(instance: String)
+    case queryAddresses(instance: String, host: String)
+    /// Deallocate the operation's refs (no-op if none are open).
+    case cancel(DNSSDOperation)
+    case cancelAll
+    case emit(DNSSDEvent)
+}
+
+/// The timings of the DNS-SD agent (Protocol.md §10).
+public struct DNSSDTiming: Sendable {
+    /// A resolve (SRV, TXT and a first address) not answered within this is abandoned...
+    public var resolveTimeout: Duration = .seconds(5)
+    /// ...and tried again after this, doubling up to `resolveRetryMax`.
+    public var resolveRetryFirst: Duration = .seconds(5)
+    public var resolveRetryMax: Duration = .seconds(60)
+    /// With the daemon absent: first retry after this, doubling up to `unavailableRetryMax`.
+    public var unavailableRetryFirst: Duration = .seconds(1)
+    public var unavailableRetryMax: Duration = .seconds(30)
+    /// Registration renames ("Name #2", "#3", ...) tried on local conflicts before giving up.
+    public var maxRenames = 100
+
+    /// The timings Protocol.md §10 gives.
+    public init() {}
+}
+
+/// dns_sd result codes the core tells apart (<dns_sd.h>).
+public enum DNSSDCode {
+    /// kDNSServiceErr_Unknown: how Avahi's library reports a daemon it cannot reach.
+    public static let unknown: Int32 = -65537
+    /// kDNSServiceErr_NameConflict: the name is taken (Avahi: by another of its clients).
+    public static let nameConflict: Int32 = -65548
+}
+
+/// The sans-I/O heart of the DNS-SD agent: the registration, the table of browsed instances and
+/// their resolves, timeouts and retries. Inputs in, actions out; no dns_sd call and no clock.
+public struct DNSSDCore {
+    private enum Phase { case stopped, running, unavailable(retryAt: Instant) }
+
+    private enum ResolveState {
+        /// Browsed, not resolved yet (the batch under way has not ended).
+        case new
+        /// Waiting to (re)try the resolve.
+        case waiting(retryAt: Instant)
+        /// Resolving until the deadline: SRV, TXT and a first address.
+        case resolving(deadline: Instant)
+        /// Answered (a peer, ourselves, or not a peer); the resolve stays open for changes.
+        case answered
+    }
+
+    private struct Instance {
+        /// Browse adds minus removes: Avahi reports an instance once per interface and protocol.
+        var adds = 0
+        /// Removed and added again within one batch: resolve afresh.
+        var restart = false
+        var resolve: ResolveState = .new
+        var retryDelay: Duration
+        var host: String?
+        var port: UInt16 = 0
+        var txt: [UInt8]?
+        var addresses: Set<String> = []
+        /// The sighting last reported with `.up`.
+        var shown: DNSSDSighting?
+    }
+
+    /// The timeouts and retry delays in use.
+    public let timing: DNSSDTiming
+    /// The DNS-SD service type of tictac (Protocol.md §10).
+    public static let serviceType = "_tictactoe._tcp"
+    /// A DNS label: an instance name is at most 63 bytes of UTF-8 (RFC 6763 §4.1.1).
+    public static let maxInstanceNameBytes = 63
+
+    private var phase = Phase.stopped
+    private var baseName = ""
+    private var port: UInt16 = 0
+    private var txt: DNSSDTXT?
+    private var renames = 0
+    private var registeredName: String?
+    private var reportedUnavailable = false
+    private var unavailableDelay: Duration
+    private var instances: [String: Instance] = [:]
+    /// Instances touched by the browse batch under way ("more coming").
+    private var batch: Set<String> = []
+
+    /// A stopped core; `.start` begins.
+    public init(timing: DNSSDTiming = DNSSDTiming()) {
+        self.timing = timing
+        unavailableDelay = timing.unavailableRetryFirst
+    }
+
+    /// Between `.start` and `.stop` (also while DNS-SD is unavailable).
+    public var isStarted: Bool {
+        if case .stopped = phase { return false }
+        return true
+    }
+
+    /// The instance name registered, once the responder confirmed it.
+    public var currentName: String? { registeredName }
+
+    /// When `.timeout` is due next, if anything waits.
+    public var nextDeadline: Instant? {
+        var next: Instant?
+        func consider(_ t: Instant) { if next.map({ t < $0 }) ?? true { next = t } }
+        if case let .unavailable(at) = phase { consider(at) }
+        for (_, i) in instances {
+            switch i.resolve {
+            case let .waiting(at): consider(at)
+            case let .resolving(at): consider(at)
+            case .new, .answered: break
+            }
+        }
+        return next
+    }
+
+    /// Feeds one input; returns the actions to perform, in order.
+    public mutating func handle(_ input: DNSSDInput, now: Instant) -> [DNSSDAction] {
+        var out: [DNSSDAction] = []
+        switch (phase, input) {
+        case let (.stopped, .start(name, port, txt)):
+            baseName = Self.instanceName(name)
+            self.port = port
+            self.txt = txt
+            renames = 0
+            unavailableDelay = timing.unavailableRetryFirst
+            reportedUnavailable = false
+            phase = .running
+            out += [.register(name: attemptName, port: port, txt: txt.encoded()), .browse]
+        case (_, .start):
+            break // already started: one registration per agent
+        case (.stopped, _):
+            break // nothing runs; late callbacks of cancelled refs do not exist, but be safe
+        case (_, .stop):
+            phase = .stopped
+            instances = [:]
+            batch = []
+            registeredName = nil
+            out.append(.cancelAll)
+        case let (.running, .update(new)):
+            txt = new
+            out.append(.updateTXT(new.encoded()))
+        case let (.unavailable, .update(new)):
+            txt = new // published at the next registration
+        case let (.running, .failed(op, code)):
+            out.append(.cancel(op))
+            failed(op, code: code, now: now, &out)
+        case (.unavailable, .failed):
+            break // every ref was deallocated when the outage began
+        case let (.running, .registered(name)):
+            if registeredName != name { out.append(.emit(.registered(name))) }
+            registeredName = name
+            reportedUnavailable = false // the daemon works: a later outage is a new one
+            unavailableDelay = timing.unavailableRetryFirst
+        case let (.running, .browsed(name, added, moreComing)):
+            browsed(name, added: added, now: now)
+            if !moreComing { flushBatch(now: now, &out) }
+        case let (.running, .resolved(name, host, port, txt)):
+            resolved(name, host: host, port: port, txt: txt, now: now, &out)
+        case let (.running, .address(name, ip, added)):
+            guard instances[name] != nil else { break }
+            if added { instances[name]?.addresses.insert(ip) } else { instances[name]?.addresses.remove(ip) }
+            reconsider(name, now: now, &out)
+        case (.running, .timeout):
+            for name in instances.keys.sorted() { timeout(name, now: now, &out) }
+        case let (.unavailable(at), .timeout):
+            guard now >= at, let txt else { break }
+            phase = .running
+            out += [.register(name: attemptName, port: port, txt: txt.encoded()), .browse]
+        case (.unavailable, .registered), (.unavailable, .browsed), (.unavailable, .resolved),
+             (.unavailable, .address):
+            break // from refs deallocated when the outage began
+        }
+        return out
+    }
+
+    // MARK: Registration and outages
+
+    /// The name tried now: the base name, then "base #2", "base #3"... on local conflicts.
+    private var attemptName: String {
+        guard renames > 0 else { return baseName }
+        let suffix = " #\(renames + 1)"
+        return Self.truncate(baseName, toBytes: Self.maxInstanceNameBytes - suffix.utf8.count) + suffix
+    }
+
+    /// A display name cut to a DNS label's 63 bytes at a character boundary ("tictac" if empty).
+    public static func instanceName(_ name: String) -> String {
+        let n = truncate(name, toBytes: maxInstanceNameBytes)
+        return n.isEmpty ? "tictac" : n
+    }
+
+    private static func truncate(_ s: String, toBytes max: Int) -> String {
+        var out = "", bytes = 0
+        for c in s {
+            bytes += c.utf8.count
+            if bytes > max { break }
+            out.append(c)
+        }
+        return out
+    }
+
+    private mutating func failed(_ op: DNSSDOperation, code: Int32, now: Instant, _ out: inout [DNSSDAction]) {
+        switch op {
+        case .register where code == DNSSDCode.nameConflict && renames < timing.maxRenames:
+            // Avahi refuses a name another client of the same daemon holds (no automatic rename
+            // for local conflicts): pick the next alternative ourselves.
+            renames += 1
+            if let txt { out.append(.register(name: attemptName, port: port, txt: txt.encoded())) }
+        case .register, .browse:
+            outage(code: code, now: now, &out)
+        case let .resolve(name), let .addresses(name):
+            out.append(.cancel(op == .resolve(name) ? .addresses(name) : .resolve(name)))
+            guard instances[name] != nil else { return }
+            hide(name, &out)
+            retryLater(name, now: now)
+        }
+    }
+
+    private mutating func outage(code: Int32, now: Instant, _ out: inout [DNSSDAction]) {
+        out.append(.cancelAll)
+        for name in instances.keys.sorted() { hide(name, &out) }
+        instances = [:]
+        batch = []
+        registeredName = nil
+        if !reportedUnavailable {
+            reportedUnavailable = true
+            let reason = code == DNSSDCode.unknown ? "avahi-daemon is not running" : "dns_sd error \(code)"
+            out.append(.emit(.unavailable("DNS-SD unavailable: \(reason); using broadcast discovery only")))
+        }
+        phase = .unavailable(retryAt: now + unavailableDelay)
+        unavailableDelay = min(unavailableDelay * 2, timing.unavailableRetryMax)
+    }
+
+    // MARK: Browsing and resolving
+
+    private mutating func browsed(_ name: String, added: Bool, now: Instant) {
+        if added {
+            if instances[name] == nil {
+                instances[name] = Instance(retryDelay: timing.resolveRetryFirst)
+            } else if instances[name]?.adds == 0 {
+                instances[name]?.restart = true
+            }
+            instances[name]?.adds += 1
+        } else {
+            // Guard: a removal of what was never added (or already removed) is ignored.
+            guard let adds = instances[name]?.adds, adds > 0 else { return }
+            instances[name]?.adds = adds - 1
+        }
+        batch.insert(name)
+    }
+
+    /// The end of a browse batch ("more coming" false): act on what the batch left.
+    private mutating func flushBatch(now: Instant, _ out: inout [DNSSDAction]) {
+        for name in batch.sorted() {
+            guard let i = instances[name] else { continue }
+            if i.adds <= 0 {
+                out += [.cancel(.resolve(name)), .cancel(.addresses(name))]
+                hide(name, &out)
+                instances[name] = nil
+            } else if i.restart {
+                instances[name]?.restart = false
+                startResolve(name, now: now, &out)
+            } else if case .new = i.resolve {
+                startResolve(name, now: now, &out)
+            }
+        }
+        batch = []
+    }
+
+    private mutating func startResolve(_ name: String, now: Instant, _ out: inout [DNSSDAction]) {
+        out += [.cancel(.resolve(name)), .cancel(.addresses(name)), .resolve(instance: name)]
+        instances[name]?.resolve = .resolving(deadline: now + timing.resolveTimeout)
+        instances[name]?.host = nil
+        instances[name]?.txt = nil
+        instances[name]?.addresses = []
+    }
+
+    private mutating func resolved(_ name: String, host: String, port: UInt16, txt: [UInt8], now: Instant,
+                                   _ out: inout [DNSSDAction]) {
+        guard let i = instances[name] else { return }
+        if i.host != host {
+            out += [.cancel(.addresses(name)), .queryAddresses(instance: name, host: host)]
+            instances[name]?.addresses = []
+            instances[name]?.host = host
+        }
+        instances[name]?.port = port
+        instances[name]?.txt = txt
+        reconsider(name, now: now, &out)
+    }
+
+    private mutating func timeout(_ name: String, now: Instant, _ out: inout [DNSSDAction]) {
+        guard let i = instances[name] else { return }
+        switch i.resolve {
+        case let .waiting(at) where now >= at:
+            startResolve(name, now: now, &out)
+        case let .resolving(deadline) where now >= deadline:
+            // No resolve without a timeout: abandon it, try again later (Protocol.md §10).
+            out += [.cancel(.resolve(name)), .cancel(.addresses(name))]
+            hide(name, &out)
+            retryLater(name, now: now)
+        default:
+            break
+        }
+    }
+
+    private mutating func retryLater(_ name: String, now: Instant) {
+        guard let delay = instances[name]?.retryDelay else { return }
+        instances[name]?.resolve = .waiting(retryAt: now + delay)
+        instances[name]?.retryDelay = min(delay * 2, timing.resolveRetryMax)
+        instances[name]?.host = nil
+        instances[name]?.txt = nil
+        instances[name]?.addresses = []
+    }
+
+    /// Compares what is known of `name` with what was last reported, and reports the change.
+    private mutating func reconsider(_ name: String, now: Instant, _ out: inout [DNSSDAction]) {
+        guard let i = instances[name], let host = i.host, let raw = i.txt else { return }
+        // A record without a valid id, ourselves, or a name no player could show: not a peer.
+        guard let txt = try? DNSSDTXT(decoding: raw), txt.instanceID != self.txt?.instanceID,
+              (try? DisplayName(name)) != nil else {
+            instances[name]?.resolve = .answered
+            hide(name, &out)
+            return
+        }
+        guard !i.addresses.isEmpty else {
+            // Answered before and every address went: gone until one returns. Still resolving
+            // (perhaps afresh, with the old sighting shown): the deadline stands.
+            if case .answered = i.resolve { hide(name, &out) }
+            return
+        }
+        let s = DNSSDSighting(instanceName: name, instanceID: txt.instanceID, hostTarget: host,
+                              addresses: i.addresses.sorted(), port: i.port, versions: txt.versions,
+                              state: txt.state, games: txt.games)
+        instances[name]?.resolve = .answered
+        instances[name]?.retryDelay = timing.resolveRetryFirst
+        guard s != i.shown else { return }
+        if let old = i.shown, old.instanceID != s.instanceID { hide(name, &out) } // another daemon
+        instances[name]?.shown = s
+        out.append(.emit(.up(s)))
+    }
+
+    private mutating func hide(_ name: String, _ out: inout [DNSSDAction]) {
+        guard let shown = instances[name]?.shown else { return }
+        instances[name]?.shown = nil
+        out.append(.emit(.down(instanceName: name, instanceID: shown.instanceID)))
+    }
+}
