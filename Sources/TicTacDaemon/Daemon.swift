@@ -30,6 +30,8 @@ public final class Daemon {
     public var onPresence: (DiscoveryEvent) -> Void = { _ in }
     /// Broadcast discovery (and the presence table DNS-SD feeds too), once started.
     public private(set) var discovery: BroadcastDiscovery?
+    /// DNS-SD publication and browsing, once started.
+    public private(set) var dnssd: DNSSDAgent?
     private var announcedState: PresenceState?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
@@ -114,12 +116,12 @@ public final class Daemon {
     /// port to announce (0: none).
     public func startDiscovery(port: UInt16 = BroadcastDiscovery.defaultPort, interfaces: [String] = [],
                                config: DiscoveryConfig = DiscoveryConfig(), fieldPort: UInt16 = 0,
-                               random: any RandomNumberGenerator) throws(NetError) {
+                               broadcast: Bool = true, random: any RandomNumberGenerator) throws(NetError) {
         let local = LocalPresence(id: core.config.instanceID, name: core.config.name, port: self.port,
                                   fieldPort: fieldPort, capabilities: core.config.capabilities,
                                   state: core.presenceState)
         let d = try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: interfaces,
-                                       config: config, random: random)
+                                       config: config, broadcast: broadcast, random: random)
         d.onEvent = { [unowned self] event in
             core.presence(event, now: reactor.now)
             apply()
@@ -128,6 +130,32 @@ public final class Daemon {
         discovery = d
         announcedState = local.state
         d.start()
+    }
+
+    /// Publishes this daemon and browses for peers with DNS-SD (Protocol.md §10) through `agent`;
+    /// its sightings join the presence table of `startDiscovery` (call that first). `onNotice`
+    /// hears what the player should know: DNS-SD unavailable (once per outage), our final name.
+    public func startDNSSD(_ agent: DNSSDAgent, onNotice: @escaping (String) -> Void) {
+        guard let discovery else { return }
+        agent.onEvent = { [unowned self, unowned discovery] event in
+            switch event {
+            case let .up(s):
+                discovery.sighted(s.instanceID, via: .dnssd, name: s.instanceName, addresses: s.addresses,
+                                  port: s.port, capabilities: s.games, versions: s.versions, state: s.state)
+            case let .down(name, id):
+                discovery.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
+            case let .registered(name):
+                if name != core.config.name.value { onNotice("Published by DNS-SD as \"\(name)\" (the name was taken)") }
+            case let .unavailable(text):
+                onNotice(text)
+            }
+        }
+        dnssd = agent
+        agent.start(name: core.config.name.value, port: port, txt: dnssdTXT)
+    }
+
+    private var dnssdTXT: DNSSDTXT {
+        DNSSDTXT(instanceID: core.config.instanceID, state: core.presenceState, games: core.config.capabilities)
     }
 
     /// Carries out a player command.
@@ -140,6 +168,8 @@ public final class Daemon {
     public func leave() {
         leaving = true
         discovery?.stop() // GOODBYE
+        dnssd?.stop() // unpublished
+        dnssd = nil
         core.leaveAll()
         apply()
         // Dials still in progress are not links yet: just drop them.
@@ -221,6 +251,7 @@ public final class Daemon {
             var local = discovery.core.local
             local.state = core.presenceState
             discovery.update(local)
+            dnssd?.update(txt: dnssdTXT)
         }
         rearm()
     }

@@ -27,8 +27,17 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
         raw = withUnsafeBytes(of: &s) { Array($0.prefix(size)) }
     }
 
-    /// Parses a numeric address: `1.2.3.4`, `::1`, `fe80::1%eth0` is not supported (no scope).
+    /// Parses a numeric address: `1.2.3.4`, `::1`, or a scoped IPv6 address such as
+    /// `fe80::1%eth0` or `fe80::1%2` (a link-local address needs its interface to be dialled).
     public init?(ip: String, port: UInt16) {
+        if let percent = ip.firstIndex(of: "%") {
+            let scope = String(ip[ip.index(after: percent)...])
+            let index = UInt32(scope) ?? if_nametoindex(scope)
+            guard index != 0, var v6 = SocketAddress(ip: String(ip[..<percent]), port: port)?.v6 else { return nil }
+            v6.sin6_scope_id = index
+            raw = withUnsafeBytes(of: &v6) { Array($0) }
+            return
+        }
         var v4 = sockaddr_in()
         if inet_pton(AF_INET, ip, &v4.sin_addr) == 1 {
             v4.sin_family = sa_family_t(AF_INET)
@@ -112,7 +121,8 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
                 }
             }
         }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return scopeID == 0 ? text : "\(text)%\(scopeID)"
     }
 
     public var description: String { ip.contains(":") ? "[\(ip)]:\(port)" : "\(ip):\(port)" }
@@ -125,6 +135,17 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     var domain: Int32 { family == .v4 ? AF_INET : AF_INET6 }
+
+    /// The sockaddr_in6, for an IPv6 address.
+    private var v6: sockaddr_in6? {
+        guard family == .v6 else { return nil }
+        var out = sockaddr_in6()
+        withUnsafeMutableBytes(of: &out) { $0.copyBytes(from: raw) }
+        return out
+    }
+
+    /// The interface index of a scoped (link-local) IPv6 address, 0 otherwise.
+    public var scopeID: UInt32 { v6?.sin6_scope_id ?? 0 }
 }
 
 /// Why `HOST:PORT` could not be used.

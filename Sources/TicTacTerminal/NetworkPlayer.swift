@@ -57,6 +57,8 @@ public final class NetworkPlayer {
     private let front: Front
     private var signals: SignalSource?
     private var leaving = false
+    private var running = false
+    private var pending: [OutputEvent] = []
 
     public init(reactor: Reactor, daemon: Daemon, front: Front) {
         self.reactor = reactor
@@ -65,6 +67,12 @@ public final class NetworkPlayer {
     }
 
     /// Runs until the player quits or a signal arrives.
+    /// Tells the player something (DNS-SD unavailable...): at once once running, else right
+    /// after the ready line.
+    public func notify(_ text: String) {
+        if running { front.show(.notice(text)) } else { pending.append(.notice(text)) }
+    }
+
     public func run(connectTo peers: [[SocketAddress]], notices: [OutputEvent] = []) throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
@@ -73,7 +81,9 @@ public final class NetworkPlayer {
         front.onCommand = { [unowned self] command in handle(command) }
         let config = daemon.core.config
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
-        for notice in notices { front.show(notice) }
+        for notice in notices + pending { front.show(notice) }
+        pending = []
+        running = true
         daemon.discovery?.onNetworkChange = { [unowned self] available, interfaces in
             front.show(.notice(available ? "Network: looking for players on \(interfaces.joined(separator: ", "))"
                                          : "No network: only players on this host can be found"))

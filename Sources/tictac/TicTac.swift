@@ -103,17 +103,20 @@ struct DaemonOptions: ParsableArguments {
         return try checked(Daemon(reactor: reactor, config: config, port: port))
     }
 
-    /// Starts discovery on `daemon`; a failure is a notice for the player, not the end: peers
-    /// can still be reached with --connect.
-    func startDiscovery(_ daemon: Daemon) -> String? {
-        guard !discovery.noBroadcast else { return nil }
+    /// Starts discovery on `daemon` (broadcast, then DNS-SD); a failure is a notice for the
+    /// player, not the end: peers can still be reached with --connect. Later notices (DNS-SD
+    /// coming and going) go to `notify`.
+    func startDiscovery(_ daemon: Daemon, fieldPort: UInt16 = 0, notify: @escaping (String) -> Void) -> String? {
+        guard !discovery.noBroadcast || !discovery.noDnssd else { return nil }
         do {
             try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
-                                      config: discovery.config(), random: SystemRandomNumberGenerator())
-            return nil
+                                      config: discovery.config(), fieldPort: fieldPort,
+                                      broadcast: !discovery.noBroadcast, random: SystemRandomNumberGenerator())
         } catch {
             return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
         }
+        if !discovery.noDnssd { daemon.startDNSSD(AvahiDNSSDAgent(reactor: daemon.reactor), onNotice: notify) }
+        return nil
     }
 
     func bootstrapLogging() {
@@ -139,8 +142,11 @@ struct DiscoveryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Announce only on this interface (repeatable; `lo` for this host only).", valueName: "name"))
     var interface: [String] = []
 
-    @Flag(help: "No broadcast discovery: reach peers with --connect only.")
+    @Flag(help: "No broadcast discovery (DNS-SD and --connect still work).")
     var noBroadcast = false
+
+    @Flag(help: "No DNS-SD (Avahi): neither publish this daemon nor browse for others.")
+    var noDnssd = false
 
     func validate() throws {
         guard discoveryPort > 0 else { throw ValidationError("--discovery-port must be 1 to 65535") }
@@ -219,9 +225,9 @@ struct Play: ParsableCommand {
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
         let front = makeFront(terminal: terminal)
-        let notice = options.startDiscovery(daemon)
-        try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
-            .run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
+        let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
+        let notice = options.startDiscovery(daemon) { [unowned player] in player.notify($0) }
+        try checked(player.run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
     }
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
@@ -268,7 +274,7 @@ struct BotCommand: ParsableCommand {
         let reactor = try checked(Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level))
-        if let notice = options.startDiscovery(daemon) { logger.warning("\(notice)") }
+        if let notice = options.startDiscovery(daemon, notify: { logger.warning("\($0)") }) { logger.warning("\(notice)") }
         let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
         try checked(runner.run(connectTo: try options.peers()))
     }

@@ -5,6 +5,16 @@ import TicTacWire
 @testable import TicTacNet
 
 @Suite struct UDPSocketTests {
+    @Test func scopedIPv6AddressesKeepTheirInterface() throws {
+        let byIndex = try #require(SocketAddress(ip: "fe80::1%1", port: 5))
+        #expect(byIndex.scopeID == 1 && byIndex.ip == "fe80::1%1" && byIndex.port == 5)
+        let byName = try #require(SocketAddress(ip: "fe80::1%lo", port: 5))
+        #expect(byName.scopeID == if_nametoindex("lo") && byName == byIndex)
+        #expect(SocketAddress(ip: "fe80::1%no-such-interface", port: 5) == nil)
+        #expect(SocketAddress(ip: "1.2.3.4%1", port: 5) == nil)
+        #expect(SocketAddress(ip: "::1", port: 5)?.scopeID == 0)
+    }
+
     @Test func twoSocketsShareAPortAndSeeTheSource() throws {
         let r = try Reactor()
         var gotA: [UDPSocket.Datagram] = [], gotB: [UDPSocket.Datagram] = []
