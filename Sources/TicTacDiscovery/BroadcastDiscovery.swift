@@ -23,6 +23,8 @@ public final class BroadcastDiscovery {
     private let port: UInt16
     private let only: Set<String>
     private var socket: UDPSocket?
+    /// IPv6: the same datagrams to ff02::1 (all nodes) on each interface; nil where IPv6 is off.
+    private var socket6: UDPSocket?
     private var timer: (id: Reactor.TimerID, at: Instant)?
     private var lanInterfaces: [String]?
 
@@ -42,6 +44,13 @@ public final class BroadcastDiscovery {
         guard let any = SocketAddress(ip: "0.0.0.0", port: port) else { throw NetError("discovery address", errno: EINVAL) }
         socket = try UDPSocket(reactor: reactor, bind: any, maxDatagram: 2048) { [weak self] datagram in
             self?.received(datagram)
+        }
+        // Linux delivers ff02::1 to every socket bound to the port (IPV6_MULTICAST_ALL is on by
+        // default), so no group is joined. No IPv6 on this host: IPv4 alone.
+        if let any6 = SocketAddress(ip: "::", port: port) {
+            socket6 = try? UDPSocket(reactor: reactor, bind: any6, maxDatagram: 2048) { [weak self] datagram in
+                self?.received(datagram)
+            }
         }
     }
 
@@ -79,6 +88,8 @@ public final class BroadcastDiscovery {
         timer = nil
         socket.close()
         self.socket = nil
+        socket6?.close()
+        socket6 = nil
     }
 
     deinit { stop() }
@@ -111,6 +122,15 @@ public final class BroadcastDiscovery {
         if only.isEmpty || only.contains("lo") { targets.append("127.255.255.255") }
         for t in targets {
             if let address = SocketAddress(ip: t, port: port) { socket.send(bytes, to: address) }
+        }
+        if let socket6 {
+            // ff02::1 on each interface that is up, multicast-capable and has an IPv6 address.
+            var names: [String] = []
+            for i in all where i.family == .v6 && i.isUp && i.isMulticast && !i.isLoopback && !i.isPointToPoint
+                && (only.isEmpty || only.contains(i.name)) && !names.contains(i.name) {
+                names.append(i.name)
+                if let address = SocketAddress(ip: "ff02::1%\(i.name)", port: port) { socket6.send(bytes, to: address) }
+            }
         }
         let names = lan.map(\.name)
         if names != lanInterfaces {

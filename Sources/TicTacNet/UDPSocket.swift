@@ -32,6 +32,8 @@ public final class UDPSocket {
             try Socket.set(fd, SOL_SOCKET, SO_REUSEADDR)
             try Socket.set(fd, SOL_SOCKET, SO_REUSEPORT)
             try Socket.set(fd, SOL_SOCKET, SO_BROADCAST)
+            // An IPv6 socket takes IPv6 only: IPv4 has its own socket on the same port.
+            if address.family == .v6 { try Socket.set(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY) }
             try Socket.bind(fd, address)
             port = try Socket.localAddress(fd).port
             self.fd = fd
