@@ -18,6 +18,8 @@ public enum Command: Sendable, Equatable {
     case cancel
     /// End the match and go back to the lobby.
     case lobby
+    /// Add a peer by address, `HOST:PORT` or `[IPV6]:PORT` (where discovery cannot reach).
+    case connect(String)
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -69,6 +71,11 @@ public enum Command: Sendable, Equatable {
         case "decline", "d", "no": return try noArgs(.decline)
         case "cancel", "c": return try noArgs(.cancel)
         case "lobby", "l": return try noArgs(.lobby)
+        case "connect":
+            guard words.count == 2 else { throw ParseError(description: "usage: connect HOST:PORT") }
+            // The address keeps its case (an IPv6 scope names an interface).
+            let original = line.split(whereSeparator: \.isWhitespace)
+            return .connect(String(original[original.count - 1]))
         default:
             if words.count == 1, verb.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
                 return .move(try cell(verb))
@@ -77,5 +84,5 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match)"
+    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), connect HOST:PORT (a peer discovery cannot reach)"
 }

@@ -9,6 +9,8 @@ enum Key: Sendable, Equatable {
     case escape
     /// Ctrl-C (0x03): raw mode turns off ISIG, so it arrives as a byte, not as SIGINT.
     case interrupt
+    /// Backspace (DEL 0x7f, or Ctrl-H 0x08): the address being typed loses a character.
+    case backspace
     /// A printable ASCII character, space included.
     case char(Character)
 }
@@ -110,6 +112,7 @@ struct KeyParser: Sendable {
         defer { lastWasCR = b == 0x0D }
         switch b {
         case 0x03: return .interrupt
+        case 0x7F, 0x08: return .backspace
         case 0x0D: return .enter
         case 0x0A: return lastWasCR ? nil : .enter
         case 0x20...0x7E: return .char(Character(Unicode.Scalar(b)))

@@ -225,8 +225,12 @@ struct FullScreenModel {
         }
     }
 
+    /// The address being typed after `a` in the lobby (nil when not typing one).
+    var addressEntry: String?
+
     /// The line under the peer list: an invitation to answer, or ours waiting.
     var promptText: String? {
+        if let addressEntry { return "Add a peer by address (host:port): \(addressEntry)_   Enter connect, Esc cancel" }
         if let incoming {
             let size = incoming.size
             let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
@@ -240,6 +244,7 @@ struct FullScreenModel {
 
     /// Handles one key; returns the command it stands for, if any.
     mutating func key(_ key: Key) -> Command? {
+        if addressEntry != nil, game == nil, incoming == nil { return addressKey(key) }
         switch key {
         case .interrupt, .char("q"), .char("Q"):
             return .quit
@@ -277,6 +282,28 @@ struct FullScreenModel {
         case .enter:
             guard outgoing == nil, let peer = selectedPeer else { return nil }
             return .invite(peer.id.description)
+        case .char("a"), .char("A"):
+            if me != nil { addressEntry = "" } // a networked lobby only
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// Typing an address: printable characters, Backspace, Enter to connect, Esc to stop.
+    private mutating func addressKey(_ key: Key) -> Command? {
+        switch key {
+        case .interrupt: return .quit
+        case .escape:
+            addressEntry = nil
+        case .backspace:
+            if addressEntry?.isEmpty == false { addressEntry?.removeLast() }
+        case .enter:
+            let text = addressEntry ?? ""
+            addressEntry = nil
+            return text.isEmpty ? nil : .connect(text)
+        case let .char(c):
+            if (addressEntry?.count ?? 0) < 80 { addressEntry?.append(c) }
         default:
             break
         }
@@ -307,7 +334,7 @@ struct FullScreenModel {
                 return .new
             default: return nil
             }
-        case .escape, .interrupt, .shiftUp, .shiftDown, .shiftLeft, .shiftRight:
+        case .escape, .interrupt, .backspace, .shiftUp, .shiftDown, .shiftLeft, .shiftRight:
             return nil // the front passes shifted arrows as plain ones
         }
         return nil

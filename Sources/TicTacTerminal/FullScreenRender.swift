@@ -271,7 +271,8 @@ extension FullScreenModel {
             let lobby = me == nil ? "" : "  l lobby"
             help = "arrows move  Enter play\(digits)  r resign  n new\(lobby)  q quit"
         } else {
-            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite  q quit"
+            let add = me == nil ? "" : "  a add address"
+            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite\(add)  q quit"
         }
         return ScreenLine(Self.margin + help, .help)
     }

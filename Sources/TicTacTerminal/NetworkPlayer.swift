@@ -104,6 +104,13 @@ public final class NetworkPlayer {
             case .decline: try daemon.command(.decline)
             case .cancel: try daemon.command(.cancel)
             case .lobby: try daemon.command(.leaveMatch)
+            case let .connect(text):
+                do {
+                    daemon.keepConnecting(to: try SocketAddress.resolve(text))
+                    front.show(.notice("Connecting to \(text)"))
+                } catch {
+                    front.show(.error(code: "bad-address", message: error.description))
+                }
             case let .move(n): try daemon.command(.move(n - 1))
             case .new: try daemon.command(.new)
             case .resign: try daemon.command(.resign)

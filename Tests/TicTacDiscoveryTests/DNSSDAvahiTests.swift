@@ -118,7 +118,11 @@ struct DNSSDAvahiTests {
         let nameA = uniqueName("Ann"), nameB = uniqueName("Bob")
         p.a.start(name: nameA, port: 40001, txt: DNSSDTXT(instanceID: p.idA, state: .idle, games: [.tictactoe]))
         p.b.start(name: nameB, port: 40002, txt: DNSSDTXT(instanceID: p.idB, state: .busy, games: [.tictactoe, .field]))
-        let seen = try p.pump { p.logA.sighting(of: p.idB) != nil && p.logB.sighting(of: p.idA) != nil }
+        // A sighting is reported with its first address and again as more arrive (A and AAAA
+        // answer separately): wait for the IPv4 one.
+        let seen = try p.pump {
+            p.logA.sighting(of: p.idB)?.addresses.contains("198.18.200.1") == true && p.logB.sighting(of: p.idA) != nil
+        }
         #expect(seen, "events: A \(p.logA.events), B \(p.logB.events)")
         let b = try #require(p.logA.sighting(of: p.idB))
         #expect(b.instanceName == nameB)

@@ -88,7 +88,8 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(p.feed([0x03]) == [.interrupt])
         #expect(p.feed(Array("5 y".utf8)) == [.char("5"), .char(" "), .char("y")])
         #expect(p.feed([0x1B, 0x4F, 0x4D]) == [.enter]) // keypad Enter
-        #expect(p.feed([0x00, 0x7F, 0xC3, 0xA9, 0x09]) == []) // NUL, DEL, UTF-8, Tab: ignored
+        #expect(p.feed([0x00, 0xC3, 0xA9, 0x09]) == []) // NUL, UTF-8, Tab: ignored
+        #expect(p.feed([0x7F, 0x08]) == [.backspace, .backspace]) // DEL and Ctrl-H
     }
 
     @Test func loneEscapeAndJunk() {
@@ -157,6 +158,24 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         m.apply(.peerFound(bob))
         m.apply(.peerLost(bob, reason: "left"))
         #expect(m.key(.enter) == nil)
+    }
+
+    @Test func aPeerAddedByAddressFromTheLobby() {
+        var local = FullScreenModel(color: false)
+        #expect(local.key(.char("a")) == nil && local.addressEntry == nil, "no network, no address to add")
+        var m = FullScreenModel(color: false)
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        #expect(m.key(.char("a")) == nil && m.addressEntry == "")
+        for c in "198.18.1.7:50009" { #expect(m.key(.char(c)) == nil) }
+        #expect(m.key(.char("q")) == nil, "q is typed, not quit, while an address is typed")
+        #expect(m.key(.backspace) == nil)
+        #expect(m.promptText?.contains("198.18.1.7:50009_") == true)
+        #expect(m.key(.enter) == .connect("198.18.1.7:50009"))
+        #expect(m.addressEntry == nil)
+        _ = m.key(.char("a"))
+        _ = m.key(.char("x"))
+        #expect(m.key(.escape) == nil && m.addressEntry == nil && m.promptText == nil)
+        #expect(m.key(.char("a")) == nil && m.key(.enter) == nil, "an empty address connects nowhere")
     }
 
     @Test func incomingInvitationYesNo() {

@@ -8,6 +8,8 @@ import TicTacTime
 @Suite struct CommandTests {
     @Test func parsesEveryCommand() throws {
         #expect(try Command.parse("move 5") == .move(5))
+        #expect(try Command.parse("connect [fe80::1%Eth0]:50000") == .connect("[fe80::1%Eth0]:50000"))
+        #expect(throws: Command.ParseError.self) { try Command.parse("connect") }
         #expect(try Command.parse("  MOVE   12 ") == .move(12))
         #expect(try Command.parse("7") == .move(7))
         #expect(try Command.parse("move 400") == .move(400))
