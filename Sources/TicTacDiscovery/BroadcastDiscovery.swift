@@ -133,10 +133,9 @@ public final class BroadcastDiscovery {
             }
         }
         let names = lan.map(\.name)
-        if names != lanInterfaces {
-            let was = lanInterfaces
+        if names != lanInterfaces { // the first send, and every change after it
             lanInterfaces = names
-            if was == nil || was?.isEmpty != names.isEmpty || was != names { onNetworkChange(!names.isEmpty, names) }
+            onNetworkChange(!names.isEmpty, names)
         }
     }
 
