@@ -177,11 +177,12 @@ extension Message {
         }
     }
 
-    /// Decodes one UDP datagram (exactly one frame). Only datagram kinds are accepted; a
-    /// receiver drops anything that throws (Protocol.md §7).
+    /// Decodes one UDP datagram (exactly one frame). Only datagram kinds are accepted: a TCP
+    /// message is `wrongTransport` (`unexpected-message`, Protocol.md §5); a receiver drops
+    /// anything that throws (Protocol.md §7).
     public init(datagram: [UInt8]) throws(WireError) {
         let frame = try Frame.decodeDatagram(datagram)
         try self.init(frame: frame)
-        guard kind.isDatagram else { throw .unknownType(frame.type, ignorable: frame.isIgnorable) }
+        guard kind.isDatagram else { throw .wrongTransport(type: frame.type) }
     }
 }

@@ -58,6 +58,8 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
     case badFieldLength(type: UInt8, tag: UInt8, length: Int)
     /// A field's value is out of its documented range (a roll over 999,999, an invalid name...).
     case invalidValue(type: UInt8, tag: UInt8, reason: String)
+    /// A valid message of a TCP type in a UDP datagram (Protocol.md §5).
+    case wrongTransport(type: UInt8)
 
     /// The ERROR code a receiver sends back for this fault (Protocol.md §5).
     public var code: ErrorCode {
@@ -66,6 +68,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unsupportedVersion: .unsupportedVersion
         case .frameTooLarge: .frameTooLarge
         case .unknownType: .unknownType
+        case .wrongTransport: .unexpectedMessage
         case .truncated, .trailingBytes, .duplicateField, .missingField, .badFieldLength, .invalidValue:
             .malformed
         }
@@ -84,6 +87,7 @@ public enum WireError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .missingField(t, tag): "field \(tag) missing from message type 0x\(String(t, radix: 16))"
         case let .badFieldLength(t, tag, n): "field \(tag) of message type 0x\(String(t, radix: 16)) has bad length \(n)"
         case let .invalidValue(t, tag, reason): "field \(tag) of message type 0x\(String(t, radix: 16)): \(reason)"
+        case let .wrongTransport(t): "message type 0x\(String(t, radix: 16)) travels on TCP, not in a datagram"
         }
     }
 }

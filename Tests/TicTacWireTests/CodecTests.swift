@@ -375,7 +375,8 @@ import Testing
             #expect(try Self.decodeFrameBytes(m.encoded()) == m)
         }
         #expect(Self.wireError { _ = try Message(datagram: Message.move(cell: 4).encoded()) }
-            == .unknownType(0x24, ignorable: false))
+            == .wrongTransport(type: 0x24))
+        #expect(WireError.wrongTransport(type: 0x24).code == .unexpectedMessage) // Protocol.md §5
     }
 
     // MARK: - TLV payloads

@@ -26,14 +26,15 @@ import Testing
     static let messages: [String: Message] = {
         let name = try! DisplayName("alice") // a literal: cannot fail
         return [
-            "hello": .hello(Hello(minVersion: 1, maxVersion: 1, instanceID: keyID, name: name,
+            // Every vector's fields of one kind carry different values, so two swapped tags fail.
+            "hello": .hello(Hello(minVersion: 1, maxVersion: 2, instanceID: keyID, name: name,
                                   capabilities: [.tictactoe, .field], publicKey: publicKey, nonce: helloNonce)),
             "proof": .proof(signature: signature),
             "error": .error(code: ErrorCode.illegalMove.rawValue, message: "cell 5 is already taken"),
             "ping": .ping(nonce: 0x0102_0304_0506_0708),
             "pong": .pong(nonce: 0x0102_0304_0506_0708),
             "leave": .leave,
-            "invite": .invite(Invite(gameID: game, rows: 3, cols: 3, k: 3)),
+            "invite": .invite(Invite(gameID: game, rows: 3, cols: 5, k: 4)),
             "accept": .accept(gameID: game),
             "decline": .decline(gameID: game, reason: .busy),
             "cancel": .cancel(gameID: game),
@@ -46,8 +47,8 @@ import Testing
             "resign": .resign,
             "time-up": .timeUp,
             "announce": .announce(Announce(instanceID: alice, name: name, tcpPort: 49152,
-                                           capabilities: [.tictactoe, .field], fieldPort: 49153, state: 1,
-                                           minVersion: 1, maxVersion: 2, intervalMillis: 2000)),
+                                           capabilities: [.tictactoe, .field], fieldPort: 49153, state: 2,
+                                           minVersion: 1, maxVersion: 3, intervalMillis: 2000)),
             "query": .query(from: alice),
             "goodbye": .goodbye(alice),
             "sphere": .sphere(Sphere(instanceID: alice, sequence: 1, x: 160, y: 240, red: 255, green: 128, blue: 0,
@@ -62,21 +63,53 @@ import Testing
         var bytes: [UInt8]
     }
 
-    static func hexBytes(_ text: String) -> [UInt8] {
-        let digits = text.filter(\.isHexDigit)
+    /// A vector's fault: the test fails on it instead of reading the block some other way.
+    struct VectorError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The attributes a ```hex block may carry, and who checks each.
+    static let knownAttributes: Set<String> = [
+        "name",     // every block: its name
+        "decodes",  // here: decodes to the named message
+        "error",    // here: refused with that code
+        "identity", // IdentityTests (and transcriptVector here)
+        "sha256",   // CommitmentTests
+        "legacy",   // FieldWireTests
+    ]
+
+    /// Bytes from hex text: groups of hex digits separated by white space. Anything else, or a
+    /// group with an odd number of digits, is an error (a typo must not drop or shift a byte).
+    static func strictHexBytes(_ text: some StringProtocol) throws -> [UInt8] {
         var out: [UInt8] = []
-        var i = digits.startIndex
-        while i < digits.endIndex, let j = digits.index(i, offsetBy: 2, limitedBy: digits.endIndex) {
-            out.append(UInt8(digits[i..<j], radix: 16) ?? 0)
-            i = j
+        for group in text.split(whereSeparator: \.isWhitespace) {
+            guard group.allSatisfy(\.isHexDigit) else { throw VectorError(description: "not hex: \(group)") }
+            guard group.count % 2 == 0 else { throw VectorError(description: "odd number of hex digits: \(group)") }
+            var i = group.startIndex
+            while i < group.endIndex {
+                let j = group.index(i, offsetBy: 2)
+                guard let byte = UInt8(group[i..<j], radix: 16) else { throw VectorError(description: "not hex: \(group)") }
+                out.append(byte)
+                i = j
+            }
         }
         return out
+    }
+
+    /// Hex digits of a constant in this file (a literal: no faults to report).
+    static func hexBytes(_ text: String) -> [UInt8] {
+        (try? strictHexBytes(text)) ?? []
     }
 
     static func vectors() throws -> [Vector] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Protocol.md").standardized
-        let text = try String(contentsOf: url, encoding: .utf8)
+        return try vectors(in: String(contentsOf: url, encoding: .utf8))
+    }
+
+    /// The ```hex blocks of a Markdown text. A block with an attribute nobody checks (a typo such
+    /// as `decode=`), without a name, or with a bad hex group is an error, never skipped.
+    static func vectors(in text: String) throws -> [Vector] {
         var result: [Vector] = []
         var current: Vector?
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
@@ -84,16 +117,26 @@ import Testing
                 var attrs: [String: String] = [:]
                 for word in line.dropFirst(7).split(separator: " ") {
                     let kv = word.split(separator: "=", maxSplits: 1)
-                    attrs[String(kv[0])] = kv.count > 1 ? String(kv[1]) : ""
+                    guard kv.count == 2, knownAttributes.contains(String(kv[0])), attrs[String(kv[0])] == nil else {
+                        throw VectorError(description: "bad attribute \(word) in: \(line)")
+                    }
+                    attrs[String(kv[0])] = String(kv[1])
                 }
-                current = Vector(name: attrs["name"] ?? "", attributes: attrs, bytes: [])
+                guard let name = attrs["name"], attrs.count <= 2 else {
+                    throw VectorError(description: "a block needs a name and at most one other attribute: \(line)")
+                }
+                current = Vector(name: name, attributes: attrs, bytes: [])
             } else if line.hasPrefix("```"), let v = current {
                 result.append(v)
                 current = nil
             } else if current != nil {
                 // Everything after '#' on a line is a comment.
                 let code = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-                current?.bytes += hexBytes(String(code))
+                do {
+                    current?.bytes += try strictHexBytes(code)
+                } catch {
+                    throw VectorError(description: "\(current?.name ?? ""): \(error)")
+                }
             }
         }
         return result
@@ -109,8 +152,11 @@ import Testing
                 Issue.record("Protocol.md vector \(v.name) has no message in the test")
                 continue
             }
-            #expect(m.encoded() == v.bytes, "\(v.name): codec gives \(m.encoded().map { String(format: "%02x", $0) }.joined())")
-            #expect(m.frame().bytes == v.bytes, "\(v.name): through Frame")
+            // A HELLO's header carries its sender's highest version (Protocol.md §4).
+            let version = if case let .hello(h) = m { h.maxVersion } else { ProtocolVersion.current }
+            let encoded = m.encoded(version: version)
+            #expect(encoded == v.bytes, "\(v.name): codec gives \(encoded.map { String(format: "%02x", $0) }.joined())")
+            #expect(m.frame(version: version).bytes == v.bytes, "\(v.name): through Frame")
             var d = FrameDecoder()
             d.feed(v.bytes)
             let decoded = try d.next().map { try Message(frame: $0) }
@@ -136,6 +182,7 @@ import Testing
         #expect(!vectors.isEmpty)
         for v in vectors {
             let expected = v.attributes["decodes"].flatMap { Self.messages[$0] }
+            #expect(v.attributes["decodes"] != v.name, "\(v.name) names itself")
             #expect(expected != nil, "\(v.name) names an unknown message")
             #expect(try Message(frame: Frame.decodeDatagram(v.bytes)) == expected, "\(v.name)")
         }
@@ -145,6 +192,7 @@ import Testing
         let vectors = try Self.vectors().filter { $0.attributes["error"] != nil }
         #expect(vectors.count >= 5)
         for v in vectors {
+            #expect(ErrorCode.allCases.contains { $0.description == v.attributes["error"] }, "\(v.name): no such code")
             var d = FrameDecoder()
             d.feed(v.bytes)
             let code: ErrorCode?
@@ -161,5 +209,27 @@ import Testing
             }
             #expect(code?.description == v.attributes["error"], "\(v.name)")
         }
+    }
+
+    /// The parser's own faults fail the test: a misspelled attribute, a block with no name, an odd
+    /// hex digit, a stray character.
+    @Test(arguments: [
+        "```hex name=move decode=move\n54544143\n```",
+        "```hex decodes=move\n54544143\n```",
+        "```hex name=move error\n54544143\n```",
+        "```hex name=move\n54544143 0\n```",
+        "```hex name=move\n5454414\n```",
+        "```hex name=move\n0x54544143\n```",
+        "```hex name=move error=malformed decodes=move\n54544143\n```",
+    ])
+    func parserRefusesFaultyBlocks(_ text: String) {
+        #expect(throws: VectorError.self) { try Self.vectors(in: text) }
+    }
+
+    @Test func parserReadsAGoodBlock() throws {
+        let v = try Self.vectors(in: "```hex name=x error=malformed\n5454 4143 # a comment\n01\n```")
+        #expect(v.count == 1)
+        #expect(v.first?.bytes == [0x54, 0x54, 0x41, 0x43, 0x01])
+        #expect(v.first?.attributes["error"] == "malformed")
     }
 }
