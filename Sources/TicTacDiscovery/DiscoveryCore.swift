@@ -238,7 +238,8 @@ public struct DiscoveryCore {
         do {
             message = try Message(datagram: bytes)
         } catch {
-            counters.malformed += 1
+            // A valid TCP message in a datagram is unexpected, not malformed (Protocol.md §5).
+            if case .wrongTransport = error { counters.unexpected += 1 } else { counters.malformed += 1 }
             return
         }
         switch message {

@@ -156,6 +156,8 @@ public struct FieldCore {
         do {
             message = try Message(datagram: bytes)
         } catch {
+            // A valid TCP message in a datagram is unexpected, not malformed (Protocol.md §5, §11).
+            if case .wrongTransport = error { return counters.unexpected += 1 }
             return counters.malformed += 1
         }
         switch message {

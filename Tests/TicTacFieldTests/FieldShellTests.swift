@@ -146,7 +146,9 @@ struct Seeded: RandomNumberGenerator {
         #expect(c.received - before.received == 30 + 20 + 500, "\(c)")
         #expect(c.spoofedOwn - before.spoofedOwn + c.wrongSource - before.wrongSource + c.malformed - before.malformed
                 + c.rateLimited - before.rateLimited == 550, "\(c)")
-        #expect(c.rateLimited - before.rateLimited >= 490)
+        // Most of the flood is refused by the rate (60 a second, bursts of 60); how much exactly
+        // depends on how fast this machine sends it.
+        #expect(c.rateLimited - before.rateLimited >= 400)
         // Nothing of it shows: p2's sphere is where p2 put it, and no other sphere appeared.
         #expect(victim.seen.count == 1 && victim.seen[.peer(nodes[1].id)]?.x == 200)
         for n in nodes { n.field.leave(); n.discovery.stop() }
