@@ -57,9 +57,20 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
+    @Option(help: .hidden)
+    var seed: UInt64?
+
     @OptionGroup var discovery: DiscoveryOptions
 
+    /// Where all the daemon's randomness comes from: the system, or (test option `--seed`,
+    /// for captures that replay byte for byte) generators derived from the seed.
+    var randomSource: RandomSource { RandomSource(seed: seed) }
+
     func validate() throws {
+        if seed != nil, getenv("TICTAC_TEST_SEED_OK").map({ String(cString: $0) }) != "1" {
+            // A seeded daemon's key and rolls are guessable: only for test captures.
+            throw ValidationError("--seed is a test option (a seeded identity is guessable); it needs TICTAC_TEST_SEED_OK=1")
+        }
         if let name { _ = try checked(try DisplayName(name)) }
         guard (2...300).contains(peerTimeout) else {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
@@ -88,27 +99,31 @@ struct DaemonOptions: ParsableArguments {
         try connect.map { try checked(SocketAddress.resolve($0)) }
     }
 
-    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
+    func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120)) throws -> Daemon {
-        var system = SystemRandomNumberGenerator()
-        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &system)) }
+        var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
+        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
-                                  makeRandom: { SystemRandomNumberGenerator() })
+                                  makeRandom: random.makeGenerator)
         config.size = try boardSize()
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
-        config.botBudget = BotCommand.clockBudget
         return try checked(Daemon(reactor: reactor, config: config, port: port))
     }
 
+    /// Labels of the forked random streams (`RandomSource.fork`): what discovery or an identity
+    /// file draws never shifts what the daemon core draws, so a replay can run the core alone.
+    static let identityStream: UInt64 = 0x6964, discoveryStream: UInt64 = 0x6469
+
     /// Starts discovery on `daemon`; a failure is a notice for the player, not the end: peers
     /// can still be reached with --connect.
-    func startDiscovery(_ daemon: Daemon) -> String? {
+    func startDiscovery(_ daemon: Daemon, random: RandomSource) -> String? {
         guard !discovery.noBroadcast else { return nil }
         do {
             try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
-                                      config: discovery.config(), random: SystemRandomNumberGenerator())
+                                      config: discovery.config(),
+                                      random: random.fork(DaemonOptions.discoveryStream).makeGenerator())
             return nil
         } catch {
             return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
@@ -209,16 +224,17 @@ struct Play: ParsableCommand {
         let size = try options.boardSize()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
         if local {
-            let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget,
-                                   moveTime: .seconds(moveTime))
+            let match = LocalMatch(size: size, level: level, rng: options.randomSource.makeGenerator(),
+                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime))
             try checked(LocalGameRunner(match: match, front: makeFront(terminal: terminal)).run())
             return
         }
         let reactor = try checked(Reactor())
-        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
+        let random = options.randomSource
+        let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
         let front = makeFront(terminal: terminal)
-        let notice = options.startDiscovery(daemon)
+        let notice = options.startDiscovery(daemon, random: random)
         try checked(NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
             .run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
     }
@@ -255,19 +271,14 @@ struct BotCommand: ParsableCommand {
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be at least 1") }
     }
 
-    /// 200 ms of thinking per move on the monotonic clock (3 x 3 needs far less).
-    static func clockBudget() -> SearchBudget {
-        let deadline = Reactor.now() + .milliseconds(200)
-        return SearchBudget(isExhausted: { Reactor.now() >= deadline })
-    }
-
     func run() throws {
         options.bootstrapLogging()
         let logger = Logger(label: "tictac.bot")
         let reactor = try checked(Reactor())
-        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(default: "-bot"),
+        let random = options.randomSource
+        let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level))
-        if let notice = options.startDiscovery(daemon) { logger.warning("\(notice)") }
+        if let notice = options.startDiscovery(daemon, random: random) { logger.warning("\(notice)") }
         let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
         try checked(runner.run(connectTo: try options.peers()))
     }
