@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
-            "TicTacDaemon", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacDaemon", "TicTacTerminal", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [

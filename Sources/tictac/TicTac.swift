@@ -7,6 +7,7 @@ import TicTacDaemon
 import TicTacDiscovery
 import TicTacEngine
 import TicTacNet
+import TicTacReplay
 import TicTacTerminal
 import TicTacWire
 import TicTacTime
@@ -17,7 +18,7 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [Play.self, BotCommand.self, PeersCommand.self]
+        subcommands: [Play.self, BotCommand.self, PeersCommand.self, ReplayCommand.self]
     )
 }
 
@@ -341,5 +342,40 @@ struct PeersCommand: ParsableCommand {
                 print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)")
             }
         }
+    }
+}
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Tell what a packet capture of tictac traffic shows.",
+        discussion: """
+        Reads a pcap file (tcpdump -w; Ethernet, Linux cooked, null or raw IP) and prints the peers \
+        seen by discovery, each TCP connection with its handshake, invitations and games move by \
+        move with the board after each move, the results, and anything abnormal (marked !!): bytes \
+        that do not decode, ERROR frames, retransmissions, a connection that ends without LEAVE.
+        """
+    )
+
+    @Argument(help: "The capture (pcap, not pcapng).")
+    var file: String
+
+    @Flag(help: "One JSON object per line, as plain mode's --json.")
+    var json = false
+
+    func run() throws {
+        let capture: Capture
+        do {
+            capture = try Capture(pcap: try readWholeFile(file))
+        } catch {
+            throw ValidationError("\(file): \(error)")
+        }
+        let stories = Narrator.tell(capture)
+        if !json {
+            print("\(file): \(capture.packetCount) packets, \(capture.connections.count) TCP connection(s), \(capture.datagrams.count) datagram(s)")
+        }
+        for story in stories { print(json ? story.json : story.line) }
+        let abnormal = stories.filter(\.abnormal).count
+        if !json { print(abnormal == 0 ? "nothing abnormal" : "\(abnormal) abnormal event(s), marked !!") }
     }
 }

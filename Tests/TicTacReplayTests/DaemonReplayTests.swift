@@ -10,6 +10,14 @@ import TicTacWire
     static let expectations: [(name: String, results: [[String]])] = [
         ("bot-win", [["won"], ["lost"]]),
         ("bot-draw", [["draw"], ["draw"]]),
+        ("player-resigns", [["won"], ["lost"]]),
+        ("declined", [[], []]),
+        ("busy", [[], [], []]),
+        ("kill-mid-game", [[], []]),
+        ("leave-mid-game", [[], []]),
+        ("version-mismatch", [[]]),
+        ("bad-input", [[]]),
+        ("gomoku", [["won"], ["lost"]]),
     ]
 
     @Test(arguments: expectations.map(\.name))
@@ -21,6 +29,10 @@ import TicTacWire
                 var reader = FrameReader()
                 var frames = 0
                 let error = reader.receive(conn.bytes(fromClient: fromClient)) { _ in frames += 1; return true }
+                if name == "bad-input", fromClient { // the hostile peer's HTTP request, Protocol.md §5
+                    #expect(error?.code == .badMagic)
+                    continue
+                }
                 #expect(error == nil, "\(name): \(conn.client) -> \(conn.server)")
                 #expect(reader.bufferedCount == 0, "\(name): a frame cut short")
                 #expect(frames > 0)
