@@ -29,9 +29,13 @@ public struct ReplayedDaemon: Sendable {
     public var size: BoardSize
     public var moveTime: Duration
     public var peerTimeout: Duration
+    /// The bot's node budget when the capture was made (a fixture keeps its own).
+    public var botNodes: Int
 
     public init(seed: UInt64, name: String, bot: BotLevel? = nil, size: BoardSize = .classic,
-                moveTime: Duration = .seconds(120), peerTimeout: Duration = .seconds(5)) {
+                moveTime: Duration = .seconds(120), peerTimeout: Duration = .seconds(5),
+                botNodes: Int = Bot.defaultSearchNodes) {
+        self.botNodes = botNodes
         self.seed = seed
         self.name = name
         self.bot = bot
@@ -50,6 +54,7 @@ public struct ReplayedDaemon: Sendable {
         config.bot = bot.map { Bot(level: $0) }
         config.moveTime = moveTime
         config.deadAfter = peerTimeout
+        config.botNodes = botNodes
         return config
     }
 }

@@ -22,7 +22,7 @@ public func readWholeFile(_ path: String, limit: Int = 64 << 20) throws(CaptureE
 
 extension ReplayedDaemon {
     /// Parses one line of a fixture's `.daemons` file:
-    /// `seed=N name=NAME [bot=LEVEL] [rows=R cols=C k=K] [move-time=S] [peer-timeout=S]`.
+    /// `seed=N name=NAME [bot=LEVEL] [rows=R cols=C k=K] [move-time=S] [peer-timeout=S] [nodes=N]`.
     public init(line: String) throws(ReplayError) {
         var fields: [String: String] = [:]
         for word in line.split(separator: " ") {
@@ -47,7 +47,7 @@ extension ReplayedDaemon {
             throw .badFixture("bad board size in '\(line)'")
         }
         self.init(seed: seed, name: name, bot: bot, size: size, moveTime: .seconds(try int("move-time", 120)),
-                  peerTimeout: .seconds(try int("peer-timeout", 5)))
+                  peerTimeout: .seconds(try int("peer-timeout", 5)), botNodes: try int("nodes", Bot.defaultSearchNodes))
     }
 
     /// Every daemon of a `.daemons` file (blank lines and `#` comments skipped).
