@@ -48,9 +48,14 @@ let package = Package(
                 swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
         .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
+        // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
+        .target(name: "TicTacReplay", dependencies: [
+            "TicTacDaemon", "TicTacTerminal", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime",
+        ]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
             "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacWire", "TicTacTime",
+            "TicTacReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -61,6 +66,7 @@ let package = Package(
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
+        .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemon", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,6 +16,9 @@ public final class Daemon {
     public var onEvent: (DaemonEvent) -> Void = { _ in }
     /// Connections beyond this are refused at accept (closed at once).
     public var maxConnections = 4096
+    /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
+    /// Set it before connections are made (each link is wired when it opens).
+    public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
 
     private var listener: TCPListener?
     private var connections: [LinkID: TCPConnection] = [:]
@@ -95,6 +98,7 @@ public final class Daemon {
             return
         }
         conn.onConnected = { [unowned self] in
+            tap?(id, reactor.now, .opened(outgoing: true, remote: address))
             core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
             apply()
         }
@@ -201,6 +205,7 @@ public final class Daemon {
         let id = nextLink
         nextLink += 1
         wire(conn, id: id)
+        tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
         core.linkOpened(id, outgoing: false, address: remote.ip, port: remote.port, now: reactor.now)
         apply()
     }
@@ -208,6 +213,10 @@ public final class Daemon {
     private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
                       onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
+        if let tap {
+            conn.onRead = { [unowned self] bytes in tap(id, reactor.now, .received(Array(bytes))) }
+            conn.onWrite = { [unowned self] bytes in tap(id, reactor.now, .sent(Array(bytes))) }
+        }
         conn.onFrame = { [unowned self] frame in
             core.linkReceived(id, frame, now: reactor.now)
             apply()
@@ -218,6 +227,7 @@ public final class Daemon {
         }
         conn.onClose = { [unowned self] reason in
             connections.removeValue(forKey: id)
+            if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
                 failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)

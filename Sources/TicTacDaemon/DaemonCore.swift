@@ -673,7 +673,7 @@ public struct DaemonCore {
 
     /// Makes the bot's due moves. A move on the classic board (or a random one) takes
     /// microseconds, so those all run at once. A search on a larger board may use its whole time
-    /// budget, so it never runs inside a frame's handling: it waits for a timer turn of the loop
+    /// node budget (about 200 ms), so it never runs inside a frame's handling: it waits for a timer turn of the loop
     /// (`nextDeadline` is then due at once), and one runs per turn. The reactor reads, answers
     /// PINGs and serves the other games in between.
     private mutating func runBotTurns(now: Instant, searches: Int = 0) {
@@ -692,8 +692,7 @@ public struct DaemonCore {
                     searches -= 1
                 }
                 botTurns.removeFirst()
-                // A budget is a clock closure (an allocation): only a search reads it.
-                let budget = bot.searches(on: game.size) ? config.botBudget() : .unlimited
+                let budget: SearchBudget = bot.searches(on: game.size) ? .nodes(config.botNodes) : .unlimited
                 cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: budget)
             }
             try? links[id]?.game?.handle(.localMove(cell), now: now)

@@ -18,8 +18,9 @@ public struct DaemonConfig {
     /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,
     /// and plays any number of games at the same time. Nil for a human (one game at a time).
     public var bot: Bot?
-    /// A fresh search budget per bot move (clock-based in the app, node-based in tests).
-    public var botBudget: () -> SearchBudget = { .unlimited }
+    /// Nodes the bot may search per move on a board larger than 3 x 3. A count, not a clock, so
+    /// a bot's move is a function of the position and the seed (a capture replays exactly).
+    public var botNodes: Int = Bot.defaultSearchNodes
     /// A fresh generator per game and for ids: the system's in the app, seeded in tests.
     public var makeRandom: () -> any RandomNumberGenerator
     public var pingAfter: Duration = .seconds(1)

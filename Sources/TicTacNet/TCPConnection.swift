@@ -30,9 +30,9 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A nonblocking TCP connection carrying frames, owned by a Reactor.
-///
-/// Reads feed a FrameDecoder and deliver frames in order. Writes go through a bounded queue:
+/// A nonblocking TCP connection, owned by a Reactor: it moves bytes, and the decoder plugged
+/// into it (`InboundDecoder`, by default Protocol.md §2's `FrameReader`) turns what it reads
+/// into frames, delivered in order. `onRead` and `onWrite` see the raw bytes (a capture tap). Writes go through a bounded queue:
 /// a partial write keeps the unsent tail and the socket is watched for writability until the
 /// queue drains; a queue past `maxQueuedBytes` closes the connection (a peer that stops
 /// reading never costs unbounded memory). `send` never writes after `close`.
@@ -48,6 +48,10 @@ public final class TCPConnection {
     /// Bad bytes: the owner may queue an ERROR frame; the connection then closes after flushing.
     public var onDecodeError: ((WireError) -> Void)?
     public var onClose: ((CloseReason) -> Void)?
+    /// Every byte read from the socket, in order, before decoding (a tap: logs, captures).
+    public var onRead: ((UnsafeBufferPointer<UInt8>) -> Void)?
+    /// Every byte the socket took, in order (the tap's other direction).
+    public var onWrite: ((UnsafeRawBufferPointer) -> Void)?
     public private(set) var isConnected: Bool
     public private(set) var isClosed = false
     /// Bytes received and sent, for logs and benchmarks.
@@ -55,7 +59,7 @@ public final class TCPConnection {
 
     private let reactor: Reactor
     private let maxQueuedBytes: Int
-    private var decoder = FrameDecoder()
+    private var decoder: any InboundDecoder
     private var queue: [UInt8] = []
     private var queueStart = 0
     private var closing = false
@@ -63,8 +67,10 @@ public final class TCPConnection {
 
     /// Wraps an accepted, nonblocking socket.
     public init(reactor: Reactor, accepted fd: Int32, remote: SocketAddress,
-                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes) throws(NetError) {
+                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes,
+                decoder: any InboundDecoder = FrameReader()) throws(NetError) {
         self.reactor = reactor
+        self.decoder = decoder
         self.fd = fd
         self.remote = remote
         self.isOutgoing = false
@@ -76,8 +82,10 @@ public final class TCPConnection {
 
     /// Starts a nonblocking connect; `onConnected` or `onClose(.connectTimeout / .ioError)` follows.
     public init(reactor: Reactor, connectingTo remote: SocketAddress, timeout: Duration = .seconds(5),
-                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes) throws(NetError) {
+                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes,
+                decoder: any InboundDecoder = FrameReader()) throws(NetError) {
         self.reactor = reactor
+        self.decoder = decoder
         self.remote = remote
         self.isOutgoing = true
         self.isConnected = false
@@ -149,11 +157,21 @@ public final class TCPConnection {
     private func readAvailable() {
         // A temporary (uninitialised, usually stack) buffer per read keeps the connection itself
         // small: between reads the decoder holds only the leftovers of an incomplete frame.
+        var failure: WireError?
         let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            guard n > 0 else { return n }
+            let bytes = UnsafeBufferPointer(rebasing: buffer[0..<n])
+            bytesIn += n
+            onRead?(bytes)
             // While closing, input is read and dropped: nothing more is decoded, and a drained
             // socket closes with FIN rather than a reset that could discard our last frame.
-            if n > 0, !closing { decoder.feed(UnsafeBufferPointer(rebasing: buffer[0..<n])) }
+            // Frames are delivered in order; a handler may close us, so re-check each time.
+            guard !isClosed, !closing else { return n }
+            failure = decoder.decode(bytes) { [unowned self] frame in
+                onFrame?(frame)
+                return !isClosed && !closing
+            }
             return n
         }
         if n < 0 {
@@ -161,19 +179,9 @@ public final class TCPConnection {
             return finish(.ioError(.last("read")))
         }
         if n == 0 { return finish(.peerClosed) }
-        bytesIn += n
-        // Frames are delivered in order; a handler may close us, so re-check each time.
-        while !isClosed, !closing {
-            let frame: Frame?
-            do {
-                frame = try decoder.next()
-            } catch {
-                onDecodeError?(error)
-                if !closing { finish(.protocolError(error)) }
-                return
-            }
-            guard let frame else { break }
-            onFrame?(frame)
+        if let failure, !isClosed, !closing {
+            onDecodeError?(failure)
+            if !closing { finish(.protocolError(failure)) }
         }
     }
 
@@ -187,6 +195,7 @@ public final class TCPConnection {
                 if errno == EAGAIN { break }
                 return finish(.ioError(.last("send")))
             }
+            if let onWrite { queue.withUnsafeBytes { onWrite(UnsafeRawBufferPointer(rebasing: $0[queueStart..<(queueStart + n)])) } }
             queueStart += n
             bytesOut += n
         }
@@ -218,5 +227,7 @@ public final class TCPConnection {
         onFrame = nil
         onDecodeError = nil
         onConnected = nil
+        onRead = nil
+        onWrite = nil
     }
 }

@@ -11,15 +11,15 @@ public struct LocalMatch {
     public let bot: Bot
     public let opponent: Opponent
     private var botRNG: AnyRandom
-    private let budget: () -> SearchBudget
+    private let budget: SearchBudget
     private var output: [OutputEvent] = []
 
     /// - Parameters:
     ///   - rng: randomness for both sessions and the bot (the system generator outside tests).
-    ///   - budget: a fresh search budget per bot move (a clock-based 200 ms in the app).
+    ///   - budget: the bot's search budget per move (`Bot.defaultSearchNodes` nodes in the app).
     ///   - moveTime: the player's move clock (zero: none); the bot asks for none.
     public init(size: BoardSize = .classic, level: BotLevel, rng: some RandomNumberGenerator,
-                budget: @escaping () -> SearchBudget = { .unlimited }, moveTime: Duration = .zero) {
+                budget: SearchBudget = .unlimited, moveTime: Duration = .zero) {
         var rng = AnyRandom(rng)
         human = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: moveTime)
         botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
@@ -106,7 +106,7 @@ public struct LocalMatch {
     }
 
     private mutating func botMove(now: Instant) {
-        let cell = bot.chooseMove(on: botSide.board, as: botSide.piece, using: &botRNG, budget: budget())
+        let cell = bot.chooseMove(on: botSide.board, as: botSide.piece, using: &botRNG, budget: budget)
         try? botSide.handle(.localMove(cell), now: now) // the bot only returns legal moves
     }
 

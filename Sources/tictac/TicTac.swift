@@ -8,6 +8,7 @@ import TicTacDiscovery
 import TicTacEngine
 import TicTacField
 import TicTacNet
+import TicTacReplay
 import TicTacTerminal
 import TicTacWire
 import TicTacTime
@@ -18,7 +19,7 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [Play.self, BotCommand.self, PeersCommand.self, SpheresCommand.self]
+        subcommands: [Play.self, BotCommand.self, PeersCommand.self, SpheresCommand.self, ReplayCommand.self]
     )
 }
 
@@ -58,9 +59,20 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
     var logLevel: Logger.Level = .warning
 
+    @Option(help: .hidden)
+    var seed: UInt64?
+
     @OptionGroup var discovery: DiscoveryOptions
 
+    /// Where all the daemon's randomness comes from: the system, or (test option `--seed`,
+    /// for captures that replay byte for byte) generators derived from the seed.
+    var randomSource: RandomSource { RandomSource(seed: seed) }
+
     func validate() throws {
+        if seed != nil, getenv("TICTAC_TEST_SEED_OK").map({ String(cString: $0) }) != "1" {
+            // A seeded daemon's key and rolls are guessable: only for test captures.
+            throw ValidationError("--seed is a test option (a seeded identity is guessable); it needs TICTAC_TEST_SEED_OK=1")
+        }
         if let name { _ = try checked(try DisplayName(name)) }
         guard (2...300).contains(peerTimeout) else {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
@@ -89,29 +101,34 @@ struct DaemonOptions: ParsableArguments {
         try connect.map { try checked(SocketAddress.resolve($0)) }
     }
 
-    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
+    func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120)) throws -> Daemon {
-        var system = SystemRandomNumberGenerator()
-        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &system)) }
+        var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
+        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
-                                  makeRandom: { SystemRandomNumberGenerator() })
+                                  makeRandom: random.makeGenerator)
         config.size = try boardSize()
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
-        config.botBudget = BotCommand.clockBudget
         return try checked(Daemon(reactor: reactor, config: config, port: port))
     }
+
+    /// Labels of the forked random streams (`RandomSource.fork`): what discovery or an identity
+    /// file draws never shifts what the daemon core draws, so a replay can run the core alone.
+    static let identityStream: UInt64 = 0x6964, discoveryStream: UInt64 = 0x6469
 
     /// Starts discovery on `daemon` (broadcast, then DNS-SD); a failure is a notice for the
     /// player, not the end: peers can still be reached with --connect. Later notices (DNS-SD
     /// coming and going) go to `notify`.
-    func startDiscovery(_ daemon: Daemon, fieldPort: UInt16 = 0, notify: @escaping (String) -> Void) -> String? {
+    func startDiscovery(_ daemon: Daemon, random: RandomSource, fieldPort: UInt16 = 0,
+                        notify: @escaping (String) -> Void) -> String? {
         guard !discovery.noBroadcast || !discovery.noDnssd else { return nil }
         do {
             try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
                                       config: discovery.config(), fieldPort: fieldPort,
-                                      broadcast: !discovery.noBroadcast, random: SystemRandomNumberGenerator())
+                                      broadcast: !discovery.noBroadcast,
+                                      random: random.fork(DaemonOptions.discoveryStream).makeGenerator())
         } catch {
             return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
         }
@@ -216,17 +233,18 @@ struct Play: ParsableCommand {
         let size = try options.boardSize()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
         if local {
-            let match = LocalMatch(size: size, level: level, rng: SystemRandomNumberGenerator(), budget: BotCommand.clockBudget,
-                                   moveTime: .seconds(moveTime))
+            let match = LocalMatch(size: size, level: level, rng: options.randomSource.makeGenerator(),
+                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime))
             try checked(LocalGameRunner(match: match, front: makeFront(terminal: terminal)).run())
             return
         }
         let reactor = try checked(Reactor())
-        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(),
+        let random = options.randomSource
+        let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
         let front = makeFront(terminal: terminal)
         let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
-        let notice = options.startDiscovery(daemon) { [unowned player] in player.notify($0) }
+        let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
         try checked(player.run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
     }
 
@@ -262,19 +280,16 @@ struct BotCommand: ParsableCommand {
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be at least 1") }
     }
 
-    /// 200 ms of thinking per move on the monotonic clock (3 x 3 needs far less).
-    static func clockBudget() -> SearchBudget {
-        let deadline = Reactor.now() + .milliseconds(200)
-        return SearchBudget(isExhausted: { Reactor.now() >= deadline })
-    }
-
     func run() throws {
         options.bootstrapLogging()
         let logger = Logger(label: "tictac.bot")
         let reactor = try checked(Reactor())
-        let daemon = try options.makeDaemon(reactor: reactor, name: try options.displayName(default: "-bot"),
+        let random = options.randomSource
+        let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level))
-        if let notice = options.startDiscovery(daemon, notify: { logger.warning("\($0)") }) { logger.warning("\(notice)") }
+        if let notice = options.startDiscovery(daemon, random: random, notify: { logger.warning("\($0)") }) {
+            logger.warning("\(notice)")
+        }
         let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
         try checked(runner.run(connectTo: try options.peers()))
     }
@@ -389,7 +404,8 @@ struct SpheresCommand: ParsableCommand {
         var system = SystemRandomNumberGenerator()
         let displayName = try options.displayName(default: bot ? "-wanderer" : "")
         let reactor = try checked(Reactor())
-        let daemon = try options.makeDaemon(reactor: reactor, name: displayName, capabilities: [.field], bot: nil)
+        let daemon = try options.makeDaemon(reactor: reactor, random: options.randomSource, name: displayName,
+                                            capabilities: [.field], bot: nil)
         let rgb = color.flatMap(FieldCommand.parseColor)
             ?? FullScreenFieldFront.palette[Int(system.next() % UInt64(FullScreenFieldFront.palette.count))]
         let core = FieldCore(id: daemon.core.config.instanceID, name: displayName,
@@ -412,5 +428,40 @@ struct SpheresCommand: ParsableCommand {
             : PlainFieldFront(json: json, readsInput: !bot)
         try checked(SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
             .run(notices: notices))
+    }
+}
+
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Tell what a packet capture of tictac traffic shows.",
+        discussion: """
+        Reads a pcap file (tcpdump -w; Ethernet, Linux cooked, null or raw IP) and prints the peers \
+        seen by discovery, each TCP connection with its handshake, invitations and games move by \
+        move with the board after each move, the results, and anything abnormal (marked !!): bytes \
+        that do not decode, ERROR frames, retransmissions, a connection that ends without LEAVE.
+        """
+    )
+
+    @Argument(help: "The capture (pcap, not pcapng).")
+    var file: String
+
+    @Flag(help: "One JSON object per line, as plain mode's --json.")
+    var json = false
+
+    func run() throws {
+        let capture: Capture
+        do {
+            capture = try Capture(pcap: try readWholeFile(file))
+        } catch {
+            throw ValidationError("\(file): \(error)")
+        }
+        let stories = Narrator.tell(capture)
+        if !json {
+            print("\(file): \(capture.packetCount) packets, \(capture.connections.count) TCP connection(s), \(capture.datagrams.count) datagram(s)")
+        }
+        for story in stories { print(json ? story.json : story.line) }
+        let abnormal = stories.filter(\.abnormal).count
+        if !json { print(abnormal == 0 ? "nothing abnormal" : "\(abnormal) abnormal event(s), marked !!") }
     }
 }

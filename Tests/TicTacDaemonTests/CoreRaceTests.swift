@@ -343,7 +343,7 @@ struct CoreNet {
     /// runs per timer turn, so the loop gets back to its sockets between two searches.
     @Test func largeBoardSearchesRunOnePerLoopTurn() throws {
         var bot = config("bot", seed: 41, bot: .good)
-        bot.botBudget = { .nodes(2_000) }
+        bot.botNodes = 2_000
         var h1 = config("hana", seed: 42), h2 = config("hugo", seed: 43)
         h1.size = try BoardSize(rows: 7, cols: 7, k: 4)
         h2.size = h1.size
