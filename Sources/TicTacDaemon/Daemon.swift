@@ -14,6 +14,8 @@ public final class Daemon {
     public private(set) var core: DaemonCore
     /// Called for everything the player should hear.
     public var onEvent: (DaemonEvent) -> Void = { _ in }
+    /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
+    public var onLog: (String) -> Void = { _ in }
     /// Connections beyond this are refused at accept (closed at once).
     public var maxConnections = 4096
 
@@ -214,6 +216,8 @@ public final class Daemon {
                 connect(to: addresses.compactMap { SocketAddress(ip: $0, port: port) }, dialling: peer)
             case let .event(event):
                 onEvent(event)
+            case let .log(line):
+                onLog(line)
             }
         }
         if let discovery, core.presenceState != announcedState {
