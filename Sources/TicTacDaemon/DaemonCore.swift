@@ -145,6 +145,28 @@ public struct DaemonCore {
     }
 
     public var linkCount: Int { links.count }
+
+    /// Faults on links whose peer never proved an id (strangers): logged and counted here, never
+    /// shown to the player (a stranger must not be able to make the front write).
+    public private(set) var strangerFaults = 0
+
+    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`): a stranger
+    /// still in its handshake, oldest first, else the oldest ready link carrying no game and no
+    /// invitation. Nil when every link is in use (a game or an invitation): refuse the newcomer.
+    public func idleLinkToDrop() -> LinkID? {
+        let idle = links.values.filter {
+            !$0.closing && $0.game == nil && $0.outgoingInvite == nil && $0.incomingInvite == nil
+        }
+        let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        return pick?.id
+    }
+
+    /// Drops `id` to make room: ERROR `busy`, then close (Protocol.md §5).
+    public mutating func dropForRoom(_ id: LinkID, now: Instant) {
+        fail(id, .busy, "dropped to make room for another connection")
+    }
     /// Peers whose score is kept (for tests: bounded by the links).
     var rememberedScores: Int { scores.count }
 
@@ -803,8 +825,14 @@ public struct DaemonCore {
         send(id, .error(code: code.rawValue, message: text))
         links[id]?.closing = true
         links[id]?.closeReason = text
-        // The event goes first: closing may report the link's end (peer-lost) at once.
-        emit(.protocolError(link.peer, code: code, message: text, sent: true))
+        // The event goes first: closing may report the link's end (peer-lost) at once. A
+        // stranger's fault is the operator's business, not the player's.
+        if let peer = link.peer {
+            emit(.protocolError(peer, code: code, message: text, sent: true))
+        } else {
+            strangerFaults += 1
+            log("sent ERROR \(code) to \(link.address): \(text)")
+        }
         actions.append(.close(id, flush: true))
     }
 
@@ -813,7 +841,13 @@ public struct DaemonCore {
         guard let link = links[id] else { return }
         links[id]?.closing = true
         links[id]?.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
-        emit(.protocolError(link.peer, code: ErrorCode(rawValue: rawCode) ?? .internalError, message: text, sent: false))
+        let code = ErrorCode(rawValue: rawCode) ?? .internalError
+        if let peer = link.peer {
+            emit(.protocolError(peer, code: code, message: text, sent: false))
+        } else {
+            strangerFaults += 1
+            log("ERROR \(code) from \(link.address): \(text)")
+        }
         actions.append(.close(id, flush: false))
     }
 }

@@ -115,3 +115,8 @@ final class RawClient {
         return identity.verifyProof(signature, version: 1, peer: peer, ourNonce: nonce)
     }
 }
+
+/// Lines of a daemon's operator log (Daemon.onLog).
+final class Lines {
+    var lines: [String] = []
+}
