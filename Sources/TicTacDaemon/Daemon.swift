@@ -14,11 +14,29 @@ public final class Daemon {
     public private(set) var core: DaemonCore
     /// Called for everything the player should hear.
     public var onEvent: (DaemonEvent) -> Void = { _ in }
-    /// Connections beyond this are refused at accept (closed at once).
-    public var maxConnections = 4096
+    /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
+    public var onLog: (String) -> Void = { _ in }
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
     /// Set it before connections are made (each link is wired when it opens).
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
+    /// Links at most (open connections, dials included). At the limit a new connection first
+    /// takes the place of an idle stranger (DaemonCore.idleLinkToDrop); with none, it is
+    /// refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
+    /// descriptor limit, which `init` raises to the hard limit.
+    public var maxConnections: Int
+    /// Links at most from one source address (Protocol.md §5, `busy`): one host cannot take
+    /// every slot.
+    public var maxLinksPerAddress = 32
+    /// Refused connections still flushing their ERROR `busy`; past `maxRefusing` a refused
+    /// connection is closed bare, so refusing costs at most that many descriptors.
+    private var refusals: [ObjectIdentifier: TCPConnection] = [:]
+    /// Connections the core closed, flushing their last frames (at most their linger).
+    private var lingering: [ObjectIdentifier: TCPConnection] = [:]
+    private let maxRefusing = 64
+    /// Open connections per source address (accepted ones).
+    private var perAddress: [String: Int] = [:]
+    /// Connections refused or dropped for room (busy), for logs and tests.
+    public private(set) var refusedCount = 0
 
     private var listener: TCPListener?
     private var connections: [LinkID: TCPConnection] = [:]
@@ -41,9 +59,12 @@ public final class Daemon {
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
         self.reactor = reactor
         self.core = DaemonCore(config: config)
-        listener = try TCPListener(reactor: reactor, port: port) { [unowned self] fd, remote in
-            accepted(fd, remote)
+        // Room for the listener, discovery, stdin/stdout, signals, and what refusing needs.
+        maxConnections = max(16, min(4096, DescriptorLimit.raise() - 64 - 64))
+        listener = try TCPListener(reactor: reactor, port: port) { [weak self] fd, remote in
+            self?.accepted(fd, remote)
         }
+        listener?.onError = { [weak self] error in self?.onLog("accepting a connection: \(error)") }
     }
 
     /// The TCP port actually listened on (the one to announce).
@@ -97,7 +118,8 @@ public final class Daemon {
             failed(address.description, peer: peer, reason: error.description, onFailure: onFailure)
             return
         }
-        conn.onConnected = { [unowned self] in
+        conn.onConnected = { [weak self] in
+            guard let self else { return }
             tap?(id, reactor.now, .opened(outgoing: true, remote: address))
             core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
             apply()
@@ -126,7 +148,8 @@ public final class Daemon {
                                   state: core.presenceState)
         let d = try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: interfaces,
                                        config: config, broadcast: broadcast, random: random)
-        d.onEvent = { [unowned self] event in
+        d.onEvent = { [weak self] event in
+            guard let self else { return }
             core.presence(event, now: reactor.now)
             apply()
             onPresence(event)
@@ -197,37 +220,80 @@ public final class Daemon {
     // MARK: - Connections
 
     private func accepted(_ fd: Int32, _ remote: SocketAddress) {
-        guard connections.count < maxConnections,
-              let conn = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
-            close(fd)
+        let ip = remote.ip
+        if perAddress[ip, default: 0] >= maxLinksPerAddress {
+            return refuse(fd, remote, "too many connections from \(ip) (at most \(maxLinksPerAddress))")
+        }
+        if connections.count >= maxConnections {
+            // Make room by dropping an idle stranger rather than refusing (Protocol.md §5).
+            guard let idle = core.idleLinkToDrop() else {
+                return refuse(fd, remote, "at the connection limit (\(maxConnections))")
+            }
+            refusedCount += 1
+            core.dropForRoom(idle, now: reactor.now)
+            apply()
+        }
+        let conn: TCPConnection
+        do {
+            conn = try TCPConnection(reactor: reactor, accepted: fd, remote: remote)
+        } catch {
+            onLog("cannot use the connection from \(remote): \(error)")
+            Glibc.close(fd)
             return
         }
         let id = nextLink
         nextLink += 1
+        perAddress[ip, default: 0] += 1
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
-        core.linkOpened(id, outgoing: false, address: remote.ip, port: remote.port, now: reactor.now)
+        core.linkOpened(id, outgoing: false, address: ip, port: remote.port, now: reactor.now)
         apply()
+    }
+
+    /// Answers ERROR `busy` before any HELLO, then closes after a short linger (Protocol.md §5).
+    private func refuse(_ fd: Int32, _ remote: SocketAddress, _ why: String) {
+        refusedCount += 1
+        onLog("refused \(remote): \(why)")
+        guard refusals.count < maxRefusing,
+              let conn = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
+            Glibc.close(fd)
+            return
+        }
+        let key = ObjectIdentifier(conn)
+        refusals[key] = conn // held until it has closed
+        conn.onClose = { [weak self] _ in self?.refusals[key] = nil }
+        conn.send(Message.error(code: ErrorCode.busy.rawValue, message: why).encoded(version: ProtocolVersion.current))
+        conn.closeAfterFlush(linger: .milliseconds(500))
     }
 
     private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
                       onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         if let tap {
-            conn.onRead = { [unowned self] bytes in tap(id, reactor.now, .received(Array(bytes))) }
-            conn.onWrite = { [unowned self] bytes in tap(id, reactor.now, .sent(Array(bytes))) }
+            conn.onRead = { [weak self] bytes in
+                guard let self else { return }
+                tap(id, reactor.now, .received(Array(bytes)))
+            }
+            conn.onWrite = { [weak self] bytes in
+                guard let self else { return }
+                tap(id, reactor.now, .sent(Array(bytes)))
+            }
         }
-        conn.onFrame = { [unowned self] frame in
+        conn.onFrame = { [weak self] frame in
+            guard let self else { return }
             core.linkReceived(id, frame, now: reactor.now)
             apply()
         }
-        conn.onDecodeError = { [unowned self] error in
+        conn.onDecodeError = { [weak self] error in
+            guard let self else { return }
             core.linkDecodeFailed(id, error, now: reactor.now)
             apply()
         }
-        conn.onClose = { [unowned self] reason in
+        conn.onClose = { [weak self, weak conn] reason in
+            guard let self, let conn else { return }
             connections.removeValue(forKey: id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
+            if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
                 failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)
@@ -235,6 +301,30 @@ public final class Daemon {
             core.linkClosed(id, reason: reason.description, now: reactor.now)
             apply()
         }
+    }
+
+    /// The core closed a link: it leaves `connections` now, the core hears of it after this
+    /// batch (never re-entered while carrying out its actions), and the socket flushes, shuts
+    /// down and lingers on its own (TCPConnection.closeAfterFlush), held in `lingering`.
+    private func close(_ id: LinkID, flush: Bool) {
+        guard let conn = connections.removeValue(forKey: id) else { return }
+        if !conn.isOutgoing { release(conn.remote.ip) }
+        conn.onFrame = nil
+        conn.onDecodeError = nil
+        let key = ObjectIdentifier(conn)
+        lingering[key] = conn
+        conn.onClose = { [weak self] _ in self?.lingering[key] = nil }
+        if flush { conn.closeAfterFlush() } else { conn.close() }
+        reactor.afterBatch { [weak self] in
+            guard let self else { return }
+            core.linkClosed(id, reason: "closed", now: reactor.now)
+            apply()
+        }
+    }
+
+    private func release(_ ip: String) {
+        let n = perAddress[ip] ?? 1
+        perAddress[ip] = n > 1 ? n - 1 : nil
     }
 
     // MARK: - Actions and the timer
@@ -249,11 +339,13 @@ public final class Daemon {
             case let .send(id, bytes):
                 connections[id]?.send(bytes)
             case let .close(id, flush):
-                if flush { connections[id]?.closeAfterFlush() } else { connections[id]?.close() }
+                close(id, flush: flush)
             case let .dial(peer, addresses, port):
                 connect(to: addresses.compactMap { SocketAddress(ip: $0, port: port) }, dialling: peer)
             case let .event(event):
                 onEvent(event)
+            case let .log(line):
+                onLog(line)
             }
         }
         if let discovery, core.presenceState != announcedState {
@@ -274,7 +366,8 @@ public final class Daemon {
         if let timer { reactor.cancel(timer.id) }
         timer = nil
         guard let next else { return }
-        let id = reactor.schedule(at: next) { [unowned self] in
+        let id = reactor.schedule(at: next) { [weak self] in
+            guard let self else { return }
             timer = nil
             core.handleTimeout(now: reactor.now)
             apply()

@@ -24,8 +24,11 @@ import TicTacTime
 // left.
 //
 // Two tie-breaks keep both daemons in agreement without another round trip:
-// - two links to one peer (both dialled at once): keep the one dialled by the lower instance id;
-// - two INVITEs crossing on one link: the invitation of the lower instance id stands.
+// - two ready links to one peer (both dialled at once, a retry landing late; Protocol.md §4,
+//   duplicate links): the side with the lower instance id closes the newer one the moment it is
+//   ready, before using it; the higher side keeps every link until then, uses the first, and
+//   moves its own pending invitation to the survivor. A running game is never on the link closed.
+// - two INVITEs crossing (on one link or two): the invitation of the lower instance id stands.
 public struct DaemonCore {
     public let config: DaemonConfig
 
@@ -50,12 +53,16 @@ public struct DaemonCore {
         var peer: PeerInfo?
         /// Negotiated from the two HELLOs; every later frame carries it.
         var version: UInt8?
-        /// peer-found was told for this link.
+        /// peer-found was told for this link: it is the one we use for this peer.
         var announced = false
+        /// Set on a link still in its handshake that takes over from an announced link to the
+        /// same peer that closed (Protocol.md §4, duplicate links): ready, it is announced quietly.
+        var heir: PeerInfo?
         /// Our invitation waiting for an answer: game id, board, when sent.
         var outgoingInvite: (id: ID128, size: BoardSize, at: Instant)?
-        /// The peer's invitation waiting for our answer.
-        var incomingInvite: (id: ID128, size: BoardSize)?
+        /// The peer's invitation waiting for our answer, and when it came: unanswered for
+        /// `inviteTimeout` + `inviteGrace`, it lapses (DECLINE `no-answer`; Protocol.md §6, INVITE).
+        var incomingInvite: (id: ID128, size: BoardSize, at: Instant)?
         var game: GameSession?
         /// The accepted invitation's game id: CANCEL naming it ends the match.
         var gameID: ID128?
@@ -84,8 +91,14 @@ public struct DaemonCore {
     private var present: [ID128: PresencePeer] = [:]
     /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
     private var dialing: [ID128: Instant] = [:]
+    /// A bot's peers it dialled to play (`--connect`): it invites them whenever idle with them,
+    /// on whichever link to them survives.
+    private var botWants: Set<ID128> = []
     /// How long a dial may take to end in a handshaken link (connect, HELLO) before we give up.
     public static let dialTimeout: Duration = .seconds(10)
+    /// An incoming invitation lapses this long after the inviter's own deadline, so the
+    /// inviter's CANCEL normally settles it first (Protocol.md §6, INVITE: 30 s, then 32 s).
+    public static let inviteGrace: Duration = .seconds(2)
     /// Each present peer's running score from earlier matches (a new match carries it on).
     private var scores: [ID128: Score] = [:]
     private var actions: [DaemonAction] = []
@@ -132,6 +145,28 @@ public struct DaemonCore {
     }
 
     public var linkCount: Int { links.count }
+
+    /// Faults on links whose peer never proved an id (strangers): logged and counted here, never
+    /// shown to the player (a stranger must not be able to make the front write).
+    public private(set) var strangerFaults = 0
+
+    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`): a stranger
+    /// still in its handshake, oldest first, else the oldest ready link carrying no game and no
+    /// invitation. Nil when every link is in use (a game or an invitation): refuse the newcomer.
+    public func idleLinkToDrop() -> LinkID? {
+        let idle = links.values.filter {
+            !$0.closing && $0.game == nil && $0.outgoingInvite == nil && $0.incomingInvite == nil
+        }
+        let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        return pick?.id
+    }
+
+    /// Drops `id` to make room: ERROR `busy`, then close (Protocol.md §5).
+    public mutating func dropForRoom(_ id: LinkID, now: Instant) {
+        fail(id, .busy, "dropped to make room for another connection")
+    }
     /// Peers whose score is kept (for tests: bounded by the links).
     var rememberedScores: Int { scores.count }
 
@@ -217,26 +252,44 @@ public struct DaemonCore {
 
     /// The connection is gone (EOF, reset, write queue overflow, or our own close).
     public mutating func linkClosed(_ id: LinkID, reason: String, now: Instant) {
-        guard let link = links.removeValue(forKey: id), let peer = link.peer else { return }
+        guard let link = links.removeValue(forKey: id) else { return }
+        // A handshake that was taking over an announced link counts as that link.
+        guard let peer = link.peer ?? link.heir else { return }
+        let announced = link.announced || link.heir != nil
         let why = link.closeReason ?? reason
-        // A spare link to the same peer (it dialled us twice) takes over: the peer is still here.
-        let spare = links.values.first { $0.peer?.id == peer.id && $0.ready && !$0.closing }
-        let peerStays = !link.announced || spare != nil
-        // What the link carried ends with it, announced or not (a peer may have used a second
-        // connection before it closed that one). If the peer goes, `peerLost` says it all.
+        // Another link to the peer carries on (Protocol.md §4, duplicate links): a ready one, else
+        // one whose HELLO names the peer and whose PROOF is on its way.
+        let successor = links.values.first { $0.peer?.id == peer.id && $0.ready && !$0.closing }
+            ?? links.values.first { !$0.ready && !$0.closing && $0.peerHello?.instanceID == peer.id }
+        let peerStays = !announced || successor != nil
+        // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { emit(.inviteCancelled(by: peer)) }
         if link.game != nil { emit(.disconnected(peer, reason: why)) }
+        if let successor, let invite = link.outgoingInvite, successor.outgoingInvite == nil, successor.game == nil {
+            successor.outgoingInvite = invite
+            if successor.ready { sendInvite(invite, on: successor.id) } // else once it is ready
+        }
         // Kept while some link to the peer remains (so the table is bounded by the links).
-        if links.values.contains(where: { $0.peer?.id == peer.id }) {
+        if links.values.contains(where: { $0.peer?.id == peer.id || $0.peerHello?.instanceID == peer.id }) {
             if let game = link.game { scores[peer.id] = game.score }
         } else {
             scores[peer.id] = nil
+            botWants.remove(peer.id)
         }
-        guard link.announced else { return }
-        // The peer is still here through a spare; or another of its links is closing too, and
-        // the last one to close reports the peer's end (after what it carried).
-        if let other = spare ?? links.values.first(where: { $0.peer?.id == peer.id }) {
-            links[other.id]?.announced = true
+        guard announced else { return }
+        if let successor {
+            if successor.ready {
+                successor.announced = true
+                botInviteIfWanted(peer.id, now: now)
+            } else {
+                successor.heir = peer
+            }
+            return
+        }
+        // Another of its links is closing too: the last one to close reports the peer's end
+        // (after what it carried).
+        if let other = links.values.first(where: { $0.peer?.id == peer.id }) {
+            other.announced = true
             return
         }
         if let p = present[peer.id] { return emit(.peerUpdated(info(p, link: nil))) } // still on the LAN
@@ -356,6 +409,26 @@ public struct DaemonCore {
         if announce { emit(.inviteSent(to: peer)) }
     }
 
+    /// Sends (again) an invitation of ours already recorded on a link.
+    private mutating func sendInvite(_ invite: (id: ID128, size: BoardSize, at: Instant), on id: LinkID) {
+        send(id, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
+                                cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
+    }
+
+    /// A bot invites a peer it dialled whenever it has nothing pending with it: on the link that
+    /// survived, whichever side dialled it (Protocol.md §4, duplicate links).
+    private mutating func botInviteIfWanted(_ peerID: ID128, now: Instant) {
+        guard config.bot != nil, botWants.contains(peerID) else { return }
+        let toPeer = links.values.filter { ($0.peer?.id == peerID || $0.heir?.id == peerID) && !$0.closing }
+        guard !toPeer.contains(where: { $0.game != nil || $0.outgoingInvite != nil || $0.incomingInvite != nil }),
+              let link = toPeer.first(where: { $0.announced && $0.ready }), let peer = link.peer else { return }
+        do {
+            try sendInvite(on: link.id, to: peer, now: now, announce: true)
+        } catch {
+            log("the bot could not invite \(peer.name): \(error)")
+        }
+    }
+
     /// The player leaves: LEAVE on every ready link, then close them after flushing.
     public mutating func leaveAll() {
         for id in links.keys.sorted() {
@@ -405,6 +478,12 @@ public struct DaemonCore {
                 link.ignoreGameFrames = true
                 send(id, .cancel(gameID: invite.id))
                 emit(.declined(by: peer, reason: .noAnswer))
+            }
+            if let invite = link.incomingInvite, now >= invite.at + config.inviteTimeout + Self.inviteGrace, let peer = link.peer {
+                // Nobody answered ours: the invitee is free again, and the player hears so.
+                link.incomingInvite = nil
+                send(id, .decline(gameID: invite.id, reason: .noAnswer))
+                emit(.inviteExpired(by: peer))
             }
             if link.game?.nextDeadline.map({ now >= $0 }) == true {
                 links[id]?.game?.handleTimeout(now: now)
@@ -472,54 +551,29 @@ public struct DaemonCore {
         link.ready = true
         link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                              port: link.port, capabilities: hello.capabilities)
-        // Two links to the same daemon. Both sides must pick the same one from what both know:
-        // if each dialled the other, keep the link dialled by the lower instance id; if one side
-        // dialled twice, it alone knows which link is newer, so it closes the new one and the
-        // other side keeps both until then (the spare takes over if the first one goes).
-        if let other = links.values.first(where: { $0.id != id && $0.peer?.id == hello.instanceID && !$0.closing }) {
-            let me = config.instanceID, them = hello.instanceID
-            let newDialler = link.outgoing ? me : them, otherDialler = other.outgoing ? me : them
-            if newDialler == them, otherDialler == them { return } // a spare, not announced
-            if newDialler < otherDialler {
-                replace(other.id, with: id, now: now)
-            } else {
-                links[id]?.closing = true
+        if config.bot != nil, link.outgoing { botWants.insert(hello.instanceID) }
+        // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
+        // id decides: it closes the newer link now, before anything but the handshake went on it,
+        // so nothing it knows of is lost; the higher keeps a spare until the lower closes one.
+        if links.values.contains(where: { $0.id != id && $0.ready && !$0.closing && $0.peer?.id == hello.instanceID }) {
+            if config.instanceID < hello.instanceID {
+                link.closing = true
                 actions.append(.close(id, flush: false))
                 links.removeValue(forKey: id)
+                botInviteIfWanted(hello.instanceID, now: now)
             }
             return
         }
         guard let peer = link.peer else { return }
-        links[id]?.announced = true
-        linkReady(id, peer, now: now)
-        // A bot that dialled a peer came to play: invite it.
-        if config.bot != nil, link.outgoing {
-            try? command(.invite(peer.id.description), now: now)
+        link.announced = true
+        if link.heir != nil {
+            // It takes over from an announced link that closed: the peer never left the lobby.
+            link.heir = nil
+            if let invite = link.outgoingInvite { sendInvite(invite, on: id) } // moved here
+        } else {
+            linkReady(id, peer, now: now)
         }
-    }
-
-    /// Moves what a duplicate link carried to the link that stays, then closes it: our pending
-    /// invitation is sent again on the new link (the peer, deciding alike, moves the one it
-    /// holds and takes the repeat as the same invitation).
-    private mutating func replace(_ old: LinkID, with new: LinkID, now: Instant) {
-        guard let gone = links.removeValue(forKey: old) else { return }
-        actions.append(.close(old, flush: false))
-        guard let link = links[new] else { return }
-        link.announced = gone.announced
-        link.incomingInvite = gone.incomingInvite
-        link.outgoingInvite = gone.outgoingInvite
-        if let invite = gone.outgoingInvite {
-            send(new, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
-                                     cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
-        }
-        if let game = gone.game, let peer = gone.peer {
-            scores[peer.id] = game.score
-            emit(.disconnected(peer, reason: "replaced by a second connection"))
-        }
-        if !gone.announced, let peer = link.peer {
-            links[new]?.announced = true
-            linkReady(new, peer, now: now)
-        }
+        botInviteIfWanted(peer.id, now: now)
     }
 
     // MARK: - Ready links
@@ -585,12 +639,15 @@ public struct DaemonCore {
             return // repeated on a link that replaced a duplicate: the same invitation
         }
         if link.game != nil || link.incomingInvite != nil {
+            log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
         }
-        if link.outgoingInvite != nil {
-            // Crossing invitations: the lower instance id's stands (Protocol.md §6, INVITE).
+        if let mine = links.values.first(where: { $0.peer?.id == peer.id && $0.outgoingInvite != nil }) {
+            // Crossing invitations, on this link or on a duplicate: the lower instance id's stands
+            // (Protocol.md §6, INVITE; §4, duplicate links).
             if config.instanceID < peer.id { return }
-            link.outgoingInvite = nil
+            mine.outgoingInvite = nil
+            if mine.id != id { mine.ignoreGameFrames = true }
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
         if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.game != nil }) {
@@ -602,8 +659,11 @@ public struct DaemonCore {
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
         if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
-        if isBusy(except: id) { return send(id, .decline(gameID: invite.gameID, reason: .busy)) }
-        link.incomingInvite = (invite.gameID, size)
+        if isBusy(except: id) {
+            log("declined \(peer.name)'s invitation: busy")
+            return send(id, .decline(gameID: invite.gameID, reason: .busy))
+        }
+        link.incomingInvite = (invite.gameID, size, now)
         emit(.invited(by: peer, size: size))
     }
 
@@ -729,6 +789,7 @@ public struct DaemonCore {
             best = min(best, link.openedAt + config.handshakeTimeout)
         }
         if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
+        if let inv = link.incomingInvite { best = min(best, inv.at + config.inviteTimeout + Self.inviteGrace) }
         if let g = link.game?.nextDeadline { best = min(best, g) }
         return best
     }
@@ -754,14 +815,23 @@ public struct DaemonCore {
 
     private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }
 
+    /// A line for the operator's log, not the player.
+    private mutating func log(_ line: String) { actions.append(.log(line)) }
+
     /// A protocol fault: ERROR to the peer, then close after flushing it.
     private mutating func fail(_ id: LinkID, _ code: ErrorCode, _ text: String) {
         guard let link = links[id], !link.closing else { return }
         send(id, .error(code: code.rawValue, message: text))
         links[id]?.closing = true
         links[id]?.closeReason = text
-        // The event goes first: closing may report the link's end (peer-lost) at once.
-        emit(.protocolError(link.peer, code: code, message: text, sent: true))
+        // The event goes first: closing may report the link's end (peer-lost) at once. A
+        // stranger's fault is the operator's business, not the player's.
+        if let peer = link.peer {
+            emit(.protocolError(peer, code: code, message: text, sent: true))
+        } else {
+            strangerFaults += 1
+            log("sent ERROR \(code) to \(link.address): \(text)")
+        }
         actions.append(.close(id, flush: true))
     }
 
@@ -770,7 +840,13 @@ public struct DaemonCore {
         guard let link = links[id] else { return }
         links[id]?.closing = true
         links[id]?.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
-        emit(.protocolError(link.peer, code: ErrorCode(rawValue: rawCode) ?? .internalError, message: text, sent: false))
+        let code = ErrorCode(rawValue: rawCode) ?? .internalError
+        if let peer = link.peer {
+            emit(.protocolError(peer, code: code, message: text, sent: false))
+        } else {
+            strangerFaults += 1
+            log("ERROR \(code) from \(link.address): \(text)")
+        }
         actions.append(.close(id, flush: false))
     }
 }

@@ -94,6 +94,9 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The other side withdrew its invitation (or it lapsed).
     case inviteCancelled(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
+    /// The peer's invitation lapsed unanswered (Protocol.md §6, INVITE: 30 s): our daemon
+    /// declined it with `no-answer`, and our player may be invited again.
+    case inviteExpired(by: PeerInfo)
     case game(GameEvent, opponent: PeerInfo)
     /// The match with this opponent is over and the player is back in the lobby: `byUs` when our
     /// player left it, else the opponent did. The connection stays.
@@ -114,6 +117,9 @@ public enum DaemonAction: Sendable, Equatable {
     /// Open a link to a peer discovery knows (someone invited it); `dialFailed` if it fails.
     case dial(ID128, addresses: [String], port: UInt16)
     case event(DaemonEvent)
+    /// A line for the operator's log (stderr), not the player: a stranger's bad input, an
+    /// automatic action that failed. Never shown by the front.
+    case log(String)
 }
 
 /// Commands from the player.

@@ -29,6 +29,8 @@ public final class Reactor {
     private var nextTimerID: UInt64 = 1
     private var stopped = false
     private var readyBatch: [(token: UInt64, ready: Interest)] = []
+    /// Work deferred to the end of the current turn (`afterBatch`).
+    private var deferred: [() -> Void] = []
 
     public init() throws(NetError) {
         epoll = try Epoll()
@@ -96,6 +98,13 @@ public final class Reactor {
         timers.removeValue(forKey: timer.value)
     }
 
+    /// Runs `body` at the end of this turn, after every ready descriptor and due timer has been
+    /// served: a callback that must not re-enter its owner mid-batch (a connection's close,
+    /// reported while the daemon is still carrying out its actions) goes here.
+    public func afterBatch(_ body: @escaping () -> Void) {
+        deferred.append(body)
+    }
+
     // MARK: The loop
 
     /// Runs until `stop()`.
@@ -112,7 +121,9 @@ public final class Reactor {
     /// One turn: wait for I/O until the nearest timer (at most `maxWait`), dispatch, fire timers.
     public func runOnce(maxWait: Duration? = nil) throws(NetError) {
         var timeout: Int32 = -1
-        if let next = nextDeadline() {
+        if !deferred.isEmpty {
+            timeout = 0 // work left from outside a turn (or by the last one): do not sleep
+        } else if let next = nextDeadline() {
             let ns = max(0, next.nanoseconds - now.nanoseconds)
             timeout = Int32(clamping: (ns + 999_999) / 1_000_000) // round up: never wake early
         }
@@ -120,6 +131,7 @@ public final class Reactor {
             let ms = Int32(clamping: (maxWait.components.seconds * 1000) + maxWait.components.attoseconds / 1_000_000_000_000_000)
             timeout = timeout < 0 ? ms : min(timeout, ms)
         }
+        runDeferred()
         var batch: [(token: UInt64, ready: Interest)] = []
         swap(&batch, &readyBatch) // reused between turns: no allocation per wake-up
         defer { batch.removeAll(keepingCapacity: true); swap(&batch, &readyBatch) }
@@ -133,6 +145,16 @@ public final class Reactor {
             if !relevant.isEmpty { r.handler(relevant) }
         }
         fireTimers()
+        runDeferred()
+    }
+
+    private func runDeferred() {
+        // What a deferred body defers runs in the same pass (bounded by what callers queue).
+        while !deferred.isEmpty {
+            var batch: [() -> Void] = []
+            swap(&batch, &deferred)
+            for body in batch { body() }
+        }
     }
 
     private func nextDeadline() -> Instant? {

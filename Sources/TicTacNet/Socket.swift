@@ -40,4 +40,21 @@ enum Socket {
         var len = socklen_t(MemoryLayout<Int32>.size)
         return getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 ? err : errno
     }
+
+}
+
+/// The process's descriptor limit.
+public enum DescriptorLimit {
+    /// Raises this process's soft limit on open descriptors to its hard limit (each link is a
+    /// descriptor); returns the soft limit now in force.
+    public static func raise() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 1024 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { limit = raised }
+        }
+        return Int(clamping: limit.rlim_cur)
+    }
 }

@@ -129,8 +129,13 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
 
     /// Calls `body` with a sockaddr pointer and length for bind/connect/sendto.
     public func withSockAddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
-        raw.withUnsafeBytes { b in
-            body(b.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(b.count))
+        // Copied into a sockaddr_storage, which is bound to its own type and aligned for every
+        // sockaddr: the array's bytes are never taken for a typed sockaddr.
+        var storage = sockaddr_storage()
+        let length = min(raw.count, MemoryLayout<sockaddr_storage>.size)
+        withUnsafeMutableBytes(of: &storage) { $0.copyBytes(from: raw.prefix(length)) }
+        return withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(length)) }
         }
     }
 

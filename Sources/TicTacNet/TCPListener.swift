@@ -16,6 +16,8 @@ public final class TCPListener {
     private let reactor: Reactor
     private let onAccept: (Int32, SocketAddress) -> Void
     private var paused = false
+    /// An unexpected accept error (for the operator's log); the listener keeps going.
+    public var onError: ((NetError) -> Void)?
 
     /// - Parameter onAccept: gets each accepted socket (nonblocking, close-on-exec) and its peer.
     public init(reactor: Reactor, port: UInt16 = 0, backlog: Int32 = 512,
@@ -39,17 +41,26 @@ public final class TCPListener {
             self.port = try Socket.localAddress(fd).port
             self.fd = fd
             self.isDualStack = dual
-            try reactor.register(fd, .read) { [unowned self] _ in acceptAll() }
+            try reactor.register(fd, .read) { [weak self] _ in self?.acceptAll() }
         } catch {
             Glibc.close(fd)
             throw error
         }
     }
 
+    /// Whether `close()` was called.
+    public private(set) var isClosed = false
+
+    /// Stops watching the socket and closes it. Idempotent: a second call does nothing (the fd
+    /// number may already belong to another socket).
     public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         reactor.unregister(fd)
         Glibc.close(fd)
     }
+
+    deinit { close() }
 
     private func acceptAll() {
         while true {
@@ -63,11 +74,15 @@ public final class TCPListener {
                 case EAGAIN, EWOULDBLOCK: return
                 case EINTR, ECONNABORTED, EPROTO: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    onError?(.last("accept"))
                     // Out of descriptors or memory: the backlog stays readable, so stop watching
                     // it for a moment rather than spin.
                     pause()
                     return
                 default:
+                    // Not expected from accept: say so, and go on serving (the next readiness
+                    // tries again).
+                    onError?(.last("accept"))
                     return
                 }
             }
@@ -85,7 +100,7 @@ public final class TCPListener {
         paused = true
         try? reactor.update(fd, [])
         reactor.schedule(after: .milliseconds(100)) { [weak self] in
-            guard let self else { return }
+            guard let self, !isClosed else { return } // closed meanwhile: the fd may be another's now
             paused = false
             try? reactor.update(fd, .read)
         }

@@ -37,7 +37,7 @@ public final class UDPSocket {
             try Socket.bind(fd, address)
             port = try Socket.localAddress(fd).port
             self.fd = fd
-            try reactor.register(fd, .read) { [unowned self] _ in receiveAll() }
+            try reactor.register(fd, .read) { [weak self] _ in self?.receiveAll() }
         } catch {
             Glibc.close(fd)
             throw error
@@ -54,10 +54,19 @@ public final class UDPSocket {
         return n < 0 ? .last("sendto \(address)") : nil
     }
 
+    /// Whether `close()` was called.
+    public private(set) var isClosed = false
+
+    /// Stops watching the socket and closes it. Idempotent: a second call does nothing (the fd
+    /// number may already belong to another socket).
     public func close() {
+        guard !isClosed else { return }
+        isClosed = true
         reactor.unregister(fd)
         Glibc.close(fd)
     }
+
+    deinit { close() }
 
     private func receiveAll() {
         var buffer = [UInt8](repeating: 0, count: maxDatagram)

@@ -278,6 +278,8 @@ public struct DaemonReplay {
                     report.events.append(e)
                 case .dial:
                     break // a dial shows in the capture as its own connection
+                case .log:
+                    break // the operator's log: nothing on the wire
                 }
             }
             actions = core.pollActions()

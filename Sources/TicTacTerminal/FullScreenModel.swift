@@ -128,6 +128,9 @@ struct FullScreenModel {
         case let .inviteCancelled(p):
             if incoming?.peer.id == p.id { incoming = nil }
             notice = Notice(text: "\(p.name) withdrew the invitation", tone: .info)
+        case let .inviteExpired(p):
+            if incoming?.peer.id == p.id { incoming = nil }
+            notice = Notice(text: OutputFormatter.inviteExpiredText(p), tone: .info)
         case let .declined(p, reason):
             if outgoing?.id == p.id { outgoing = nil }
             let text = switch reason {

@@ -29,6 +29,8 @@ public enum OutputEvent: Sendable, Equatable {
     case invited(by: PeerInfo, size: BoardSize)
     case inviteSent(to: PeerInfo)
     case inviteCancelled(by: PeerInfo)
+    /// Nobody answered the peer's invitation in time: it was declined (`no-answer`).
+    case inviteExpired(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
@@ -42,6 +44,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .invited(p, size): self = .invited(by: p, size: size)
         case let .inviteSent(p): self = .inviteSent(to: p)
         case let .inviteCancelled(p): self = .inviteCancelled(by: p)
+        case let .inviteExpired(p): self = .inviteExpired(by: p)
         case let .declined(p, r): self = .declined(by: p, reason: r)
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
@@ -110,6 +113,11 @@ public struct OutputFormatter: Sendable {
          ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))]
     }
 
+    /// An invitation nobody answered (Protocol.md §6, INVITE).
+    static func inviteExpiredText(_ p: PeerInfo) -> String {
+        "No answer within 30 s: \(p.name)'s invitation was declined"
+    }
+
     static func who(_ p: PeerInfo) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name))]) }
 
     public func json(_ event: OutputEvent) -> JSON {
@@ -126,6 +134,7 @@ public struct OutputFormatter: Sendable {
             return ev("invited", [("from", Self.who(p)), ("rows", .int(size.rows)), ("cols", .int(size.cols)), ("k", .int(size.k))])
         case let .inviteSent(p): return ev("invite-sent", [("to", Self.who(p))])
         case let .inviteCancelled(p): return ev("invite-cancelled", [("by", Self.who(p))])
+        case let .inviteExpired(p): return ev("invite-expired", [("by", Self.who(p))])
         case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
         case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
@@ -190,6 +199,7 @@ public struct OutputFormatter: Sendable {
             return ["\(p.name) invites you to play\(board): accept or decline?"]
         case let .inviteSent(p): return ["Invitation sent to \(p.name); waiting for an answer"]
         case let .inviteCancelled(p): return ["\(p.name) withdrew the invitation"]
+        case let .inviteExpired(p): return [Self.inviteExpiredText(p)]
         case let .declined(p, reason):
             switch reason {
             case .declined: return ["\(p.name) declined"]

@@ -20,6 +20,8 @@ struct CoreNet {
     private(set) var closed: Set<LinkID> = []
     /// `dial` actions per core: the peer asked for, its addresses and port.
     var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
+    /// Lines for each core's operator log.
+    var logs: [[String]]
 
     init(_ configs: DaemonConfig...) {
         cores = configs.map { DaemonCore(config: $0) }
@@ -27,6 +29,7 @@ struct CoreNet {
         inbox = Array(repeating: [:], count: configs.count)
         decoders = Array(repeating: [:], count: configs.count)
         dials = Array(repeating: [], count: configs.count)
+        logs = Array(repeating: [], count: configs.count)
     }
 
     /// Tells core `i` what discovery says.
@@ -113,9 +116,9 @@ struct CoreNet {
                         inbox[far(id, from: i)][id, default: []] += bytes
                     case let .close(id, _):
                         guard !closed.contains(id) else { continue }
-                        // What was sent before the close arrives first (on every link: a peer's
-                        // HELLO sent at connect time is not overtaken by a later close).
-                        deliver(to: far(id, from: i))
+                        // What was sent on this link before the close arrives first; other links'
+                        // bytes may arrive later (TCP orders one connection, not two).
+                        deliver(to: far(id, from: i), link: id)
                         closed.insert(id)
                         for j in [i, far(id, from: i)] { cores[j].linkClosed(id, reason: "closed", now: now) }
                         collect()
@@ -124,6 +127,8 @@ struct CoreNet {
                         dials[i].append((peer, addresses, port))
                     case let .event(e):
                         events[i].append(e)
+                    case let .log(line):
+                        logs[i].append(line)
                     }
                 }
             }
@@ -244,10 +249,13 @@ struct CoreNet {
         #expect(n.game(0)?.score == Score() && n.game(1)?.score == Score())
     }
 
-    /// ben's second connection: core 0 has its HELLO and PROOF (a spare there), ben has not yet
-    /// core 0's PROOF, so it keeps the link open.
+    /// ben's second connection: core 0 has its HELLO and PROOF (a spare there: ann's id is the
+    /// higher, so ann keeps it until ben closes one, Protocol.md §4), ben has not yet core 0's
+    /// PROOF, so it keeps the link open.
     private func netWithSpare(annIsBot: Bool) -> (CoreNet, spare: LinkID) {
-        var n = CoreNet(config("ann", seed: 31, bot: annIsBot ? .random : nil), config("ben", seed: 32))
+        let ben = config("ben", seed: 32)
+        let annSeed = (31...).first { config("ann", seed: $0).instanceID > ben.instanceID } ?? 31
+        var n = CoreNet(config("ann", seed: annSeed, bot: annIsBot ? .random : nil), ben)
         _ = n.connect(dialler: 1)
         n.settle()
         let spare = n.connect(dialler: 1)
@@ -284,6 +292,24 @@ struct CoreNet {
         n.close(1) // the peer goes: peer-lost alone, not a "withdrew" before it
         #expect(n.count(0) { if case .inviteCancelled = $0 { true } else { false } } == 1)
         #expect(n.count(0) { if case .peerLost = $0 { true } else { false } } == 1)
+    }
+
+    /// An invitation nobody answers lapses on the invitee's side too, if the inviter's CANCEL
+    /// never comes (Protocol.md §6, INVITE): declined `no-answer`, the player told, free again.
+    @Test func anUnansweredIncomingInvitationLapses() throws {
+        var n = net()
+        n.inject(.invite(Invite(gameID: ID128(high: 7, low: 7))), to: 1, link: 1) // ann's, CANCEL lost
+        #expect(n.count(1) { if case .invited = $0 { true } else { false } } == 1)
+        for _ in 0..<31 {
+            n.advance(by: .seconds(1))
+            n.settle()
+        }
+        #expect(n.count(1) { if case .inviteExpired = $0 { true } else { false } } == 0, "not before 32 s")
+        n.advance(by: .seconds(1))
+        #expect(n.count(1) { if case .inviteExpired = $0 { true } else { false } } == 1)
+        #expect(throws: CommandError.noInvitation) { try n.command(1, .accept) }
+        #expect(n.cores[1].presenceState == .idle)
+        expectCleanLobbyAndNewMatch(&n)
     }
 
     @Test func bothLeavingAtOnceIsQuiet() throws {

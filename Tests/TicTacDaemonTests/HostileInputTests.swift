@@ -273,6 +273,7 @@ import TicTacTime
 
     @Test func floodOfHalfOpenConnectionsIsClearedByTheHandshakeTimeout() throws {
         var clients: [RawClient] = []
+        daemon.maxLinksPerAddress = 1000 // all from 127.0.0.1: this test is about the timeout
         for _ in 0..<500 { clients.append(try RawClient(port: daemon.port)) }
         try run(reactor, for: .seconds(1)) { daemon.connectionCount >= 500 }
         #expect(daemon.connectionCount == 500)
@@ -332,8 +333,10 @@ import TicTacTime
             }
             return daemon.connectionCount == 0
         }
-        #expect(daemon.connectionCount == 0, "dropped once its queue passed the bound")
-        #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("stopped reading") } else { false } }, "\(log.events)")
+        // Backpressure: the daemon stops reading it once answers back up, so it is not heard and
+        // the liveness timer drops it (or the queue bound does, whichever comes first).
+        #expect(daemon.connectionCount == 0, "dropped")
+        #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("stopped reading") || reason.contains("no answer") } else { false } }, "\(log.events)")
         try legitimateGameCompletes()
     }
 }

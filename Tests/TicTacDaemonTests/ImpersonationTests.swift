@@ -77,8 +77,9 @@ import TicTacTime
     @Test func aProofWithABadSignatureIsRefused() throws {
         let reactor = try Reactor()
         let d = try Daemon(reactor: reactor, config: config("target", seed: 54))
-        let log = Log()
+        let log = Log(), logged = Lines()
         d.onEvent = { log.events.append($0) }
+        d.onLog = { logged.lines.append($0) }
         let c = try RawClient(port: d.port)
         c.hello(seed: 3)
         try run(reactor, for: .seconds(2)) { c.poll(); return c.peerHello != nil }
@@ -89,7 +90,9 @@ import TicTacTime
         #expect(c.errorCode == .badIdentity && c.closedByPeer)
         #expect(c.receivedProof == nil, "the acceptor signs nothing for an unproven peer")
         #expect(!log.has { if case .peerFound = $0 { true } else { false } })
-        #expect(log.has { if case let .protocolError(nil, code, _, true) = $0 { code == .badIdentity } else { false } })
+        // A stranger's fault is the operator's (logged, counted), not the player's.
+        #expect(!log.has { if case .protocolError = $0 { true } else { false } })
+        #expect(d.core.strangerFaults == 1 && logged.lines.contains { $0.contains("bad-identity") })
         // The same client with its true signature is welcome.
         let honest = try RawClient(port: d.port)
         #expect(try honest.shakeHands(reactor, seed: 3))

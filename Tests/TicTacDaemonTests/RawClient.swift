@@ -13,6 +13,8 @@ final class RawClient {
     private var decoder = FrameDecoder()
     private(set) var frames: [Frame] = []
     private(set) var closedByPeer = false
+    /// The daemon's side reset the connection (ECONNRESET) instead of closing it.
+    private(set) var resetByPeer = false
 
     /// `receiveBuffer` sets SO_RCVBUF before connecting, so the window is small from the start
     /// (shrinking it on a connection that had already advertised a large window stalled that
@@ -47,6 +49,7 @@ final class RawClient {
                 while let f = try? decoder.next() { frames.append(f) }
             } else {
                 if n == 0 { closedByPeer = true }
+                if n < 0, errno == ECONNRESET { resetByPeer = true }
                 return
             }
         }
@@ -114,4 +117,9 @@ final class RawClient {
         guard let signature = receivedProof else { return false }
         return identity.verifyProof(signature, version: 1, peer: peer, ourNonce: nonce)
     }
+}
+
+/// Lines of a daemon's operator log (Daemon.onLog).
+final class Lines {
+    var lines: [String] = []
 }

@@ -454,13 +454,23 @@ def flood_invites(t, n=200):
     return "%d INVITEs declined busy; the game still ended (%s)" % (n, result)
 
 
-def flood_connections(t, n=64):
-    conns = [Conn(HOST, t.bot_port) for _ in range(n)]
-    time.sleep(0.3)
+def flood_connections(t, n=64, per_address=32):
+    """Idle connections from one address (127.0.0.2): at most the per-address share get HELLO,
+    the rest ERROR busy before HELLO (§5); an honest player from another address still plays."""
+    conns = [Conn(HOST, t.bot_port, source="127.0.0.2") for _ in range(n)]
+    hellos = busy = 0
+    for c in conns:
+        f = c.next(3.0)
+        if f is not None and f.type == w.HELLO:
+            hellos += 1
+        elif f is not None and f.type == w.ERROR and f.error_name() == "busy":
+            busy += 1
+    if hellos > per_address or hellos + busy != n:
+        raise AssertionError("%d HELLO and %d busy of %d connections from one address" % (hellos, busy, n))
     detail = honest_game(t.bot_port)
     for c in conns:
         c.close()
-    return "%d idle connections open; honest game: %s" % (n, detail)
+    return "%d idle connections from one address: %d HELLO, %d busy; honest game: %s" % (n, hellos, busy, detail)
 
 
 def _udp_sender():

@@ -245,8 +245,10 @@ class Conn:
     """A TCP connection with a reader thread: frames go to a queue; PINGs are answered unless
     `answer_pings` is False. Every wait is bounded."""
 
-    def __init__(self, host, port, answer_pings=True, timeout=3.0):
-        self.sock = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, host, port, answer_pings=True, timeout=3.0, source=None):
+        # `source`: the local address to connect from (e.g. 127.0.0.2, another loopback host).
+        self.sock = socket.create_connection((host, port), timeout=timeout,
+                                             source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock.settimeout(None)
         self.frames = queue.Queue()

@@ -1,0 +1,77 @@
+import Glibc
+import Testing
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+@testable import TicTacDaemon
+import TicTacTime
+
+/// One peer cannot take the daemon from everyone else (Protocol.md §5, `busy`), and a refused
+/// or faulty peer still gets its ERROR (a close, not a reset). Real sockets, bounded in count
+/// and time.
+@Suite(.serialized) struct ConnectionLimitTests {
+    let reactor: Reactor
+    let daemon: Daemon
+    let log = Log()
+
+    init() throws {
+        reactor = try Reactor()
+        daemon = try Daemon(reactor: reactor, config: config("target", seed: 7, bot: .perfect))
+        daemon.onEvent = { [log] in log.events.append($0) }
+    }
+
+    @Test func oneAddressGetsAtMostItsShareThenBusy() throws {
+        daemon.maxLinksPerAddress = 4
+        var clients: [RawClient] = []
+        for _ in 0..<4 { clients.append(try RawClient(port: daemon.port)) }
+        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 4 }
+        let fifth = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { fifth.poll(); return fifth.closedByPeer || fifth.resetByPeer }
+        #expect(fifth.errorCode == .busy, "ERROR busy, not a bare FIN: \(fifth.messages)")
+        #expect(fifth.peerHello == nil, "refused before HELLO")
+        #expect(fifth.closedByPeer && !fifth.resetByPeer)
+        #expect(daemon.connectionCount == 4 && daemon.refusedCount == 1)
+        // A slot freed is a slot to use again.
+        clients.removeLast()
+        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 3 }
+        let again = try RawClient(port: daemon.port)
+        #expect(try again.shakeHands(reactor))
+    }
+
+    @Test func atTheLimitAnIdleStrangerMakesRoomButAGameNeverDoes() throws {
+        daemon.maxConnections = 2
+        let player = try RawClient(port: daemon.port)
+        try #require(try player.shakeHands(reactor))
+        player.send(.invite(Invite(gameID: ID128(high: 1, low: 1))))
+        try #require(try run(reactor, for: .seconds(2)) { daemon.core.gameCount == 1 })
+        let idle = try RawClient(port: daemon.port) // connects, never says HELLO
+        try run(reactor, for: .seconds(1)) { daemon.connectionCount == 2 }
+        let newcomer = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { idle.poll(); newcomer.poll(); return idle.closedByPeer && newcomer.peerHello != nil }
+        #expect(idle.errorCode == .busy, "the idle stranger made room")
+        #expect(newcomer.peerHello != nil, "the newcomer was served")
+        // Both slots now hold a game or a newcomer in its handshake: the newest stranger goes
+        // next, never the game.
+        let third = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { newcomer.poll(); third.poll(); return newcomer.closedByPeer }
+        #expect(newcomer.errorCode == .busy)
+        player.poll()
+        #expect(!player.closedByPeer && daemon.core.gameCount == 1, "the game goes on")
+    }
+
+    /// Protocol.md §5: after ERROR with the peer's input unread, the close is a FIN after a
+    /// short drain, not a reset that could discard the ERROR (measured before: 10 of 10 resets).
+    @Test func junkGetsItsErrorAndAFinNotAReset() throws {
+        for _ in 0..<5 {
+            let c = try RawClient(port: daemon.port)
+            var junk = [UInt8](repeating: 0x58, count: 17 * 1024)
+            junk.replaceSubrange(0..<4, with: [0x58, 0x58, 0x58, 0x58])
+            c.write(junk)
+            try run(reactor, for: .seconds(3)) { c.poll(); return c.closedByPeer || c.resetByPeer }
+            #expect(c.errorCode == .badMagic)
+            #expect(c.closedByPeer && !c.resetByPeer)
+        }
+        #expect(log.events.isEmpty, "strangers' junk is not the player's business: \(log.events)")
+        #expect(daemon.core.strangerFaults == 5)
+    }
+}
