@@ -57,6 +57,7 @@ public final class PlainFieldFront: FieldFront {
         case let .error(code, message): emit(formatter.message("error", code: code, message))
         case let .notice(text): emit(formatter.message("notice", text))
         case let .help(text): emit(formatter.message("help", text))
+        case let .stats(c): emit(formatter.stats(c))
         }
     }
 

@@ -59,6 +59,7 @@ struct FieldScreen {
             status = "\(name) \(reason == .left ? "left" : "timed out")"
         case let .error(_, message): status = message
         case let .notice(text), let .help(text): status = text
+        case let .stats(c): status = "received \(c.received), sent \(c.sent), dropped \(c.dropped)"
         }
     }
 

@@ -18,12 +18,24 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(try FieldCommand.parse("  GOTO 0 999 ") == .goto(x: 0, y: 999))
         #expect(try FieldCommand.parse("color 255 128 0") == .color(RGB(255, 128, 0)))
         #expect(try FieldCommand.parse("quit") == .quit)
-        for bad in ["goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
+        #expect(try FieldCommand.parse("Stats") == .stats)
+        for bad in ["stats now", "goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
                     "fly", "quit now", "color a b c"] {
             #expect(throws: Command.ParseError.self, "\(bad)") { try FieldCommand.parse(bad) }
         }
         #expect(FieldCommand.parseColor("255,128,0") == RGB(255, 128, 0))
         #expect(FieldCommand.parseColor("255,128") == nil && FieldCommand.parseColor("1,2,300") == nil)
+    }
+
+    @Test func statsNameEveryDropAsProtocolSection11Does() {
+        var c = FieldCounters()
+        c.received = 9
+        c.sent = 4
+        c.malformed = 2
+        c.spoofedOwn = 1
+        c.stale = 3
+        #expect(FieldFormatter(json: true).stats(c) == #"{"event":"field-stats","received":9,"sent":4,"dropped":6,"rate-limited":0,"malformed":2,"unexpected":0,"spoofed-own":1,"unknown-sender":0,"wrong-source":0,"stale":3}"#)
+        #expect(FieldFormatter(json: false).stats(c) == "field-stats received 9 sent 4 dropped 6 (rate-limited 0, malformed 2, unexpected 0, spoofed-own 1, unknown-sender 0, wrong-source 0, stale 3)")
     }
 
     @Test func shiftArrowsAreBigStepsAndPlainArrowsStayArrows() {
@@ -124,9 +136,13 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         }
         #expect(moved != nil, "ben never saw ann at 123,456")
         #expect(a.awaitSphere(idB) != nil)
+        b.send("stats")
+        let stats = b.await("field-stats", timeout: 3)
+        #expect((stats?["received"] as? Int ?? 0) > 0 && (stats?["sent"] as? Int ?? 0) > 0, "\(stats ?? [:])")
         a.send("quit")
         let left = b.await("sphere-left", timeout: 3)
         #expect(left?["id"] as? String == idA && left?["reason"] as? String == "left")
+        #expect(a.await("field-stats", timeout: 3)?["dropped"] as? Int != nil, "ann prints its counters at exit")
         #expect(a.waitExit() == 0)
         b.closeInput()
         #expect(b.waitExit() == 0)
