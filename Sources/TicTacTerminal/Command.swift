@@ -18,6 +18,8 @@ public enum Command: Sendable, Equatable {
     case cancel
     /// End the match and go back to the lobby.
     case lobby
+    /// Open the collaborative field in this daemon (README "The collaborative field").
+    case field
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -69,6 +71,7 @@ public enum Command: Sendable, Equatable {
         case "decline", "d", "no": return try noArgs(.decline)
         case "cancel", "c": return try noArgs(.cancel)
         case "lobby", "l": return try noArgs(.lobby)
+        case "field", "f": return try noArgs(.field)
         default:
             if words.count == 1, verb.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
                 return .move(try cell(verb))
@@ -77,5 +80,5 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match)"
+    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back)"
 }

@@ -12,6 +12,8 @@ public enum FieldCommand: Sendable, Equatable {
     case help
     /// Print the field's datagram counters (received, sent, dropped by reason).
     case stats
+    /// Leave the field for tic-tac-toe's lobby (when the field was opened from `tictac play`).
+    case lobby
 
     /// Parses `move DX DY`, `goto X Y`, `color R G B`, `stats`, `quit`, `help`. Verbs are
     /// case-insensitive; extra blanks are ignored. Numbers are checked before any arithmetic.
@@ -47,9 +49,9 @@ public enum FieldCommand: Sendable, Equatable {
             return .quit
         case "help", "h", "?":
             return .help
-        case "stats":
-            guard words.count == 1 else { throw Command.ParseError(description: "'stats' takes no argument") }
-            return .stats
+        case "stats", "lobby":
+            guard words.count == 1 else { throw Command.ParseError(description: "'\(verb)' takes no argument") }
+            return verb == "stats" ? .stats : .lobby
         default:
             throw Command.ParseError(description: "unknown command '\(verb.prefix(32))' (try: move DX DY, goto X Y, color R G B, stats, quit)")
         }

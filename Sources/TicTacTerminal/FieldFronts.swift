@@ -24,9 +24,14 @@ public final class PlainFieldFront: FieldFront {
     private var throttle = SphereLineThrottle()
     private var timer: Reactor.TimerID?
 
-    public init(json: Bool, readsInput: Bool = true) {
+    private let readyEvent: String
+
+    /// `readyEvent`: the name of the first line (`ready`; `field` when opened from tictac play,
+    /// whose own first line is its `ready`).
+    public init(json: Bool, readsInput: Bool = true, readyEvent: String = "ready") {
         formatter = FieldFormatter(json: json)
         self.readsInput = readsInput
+        self.readyEvent = readyEvent
     }
 
     public func start(reactor: Reactor) throws(NetError) {
@@ -49,7 +54,7 @@ public final class PlainFieldFront: FieldFront {
 
     public func show(_ update: FieldUpdate) {
         switch update {
-        case let .ready(s, port): emit(formatter.ready(s, port: port))
+        case let .ready(s, port): emit(formatter.ready(s, port: port, event: readyEvent))
         case let .local(s), let .event(.joined(s)), let .event(.changed(s)): sphere(s)
         case let .event(.left(key, name, reason)):
             throttle.forget(key)
@@ -113,8 +118,13 @@ public final class FullScreenFieldFront: FieldFront {
     public static let palette: [RGB] = [RGB(230, 60, 60), RGB(60, 180, 75), RGB(255, 200, 40), RGB(70, 130, 240),
                                  RGB(245, 130, 50), RGB(145, 60, 200), RGB(70, 220, 220), RGB(240, 50, 230)]
 
-    public init(depth: ColorDepth) {
+    private let fromLobby: Bool
+
+    /// `fromLobby`: opened from tictac play's lobby, so `q` goes back there (Ctrl-C still quits).
+    public init(depth: ColorDepth, fromLobby: Bool = false) {
         screen = FieldScreen(depth: depth, unicode: RawTerminal.localeIsUTF8())
+        screen.quitLabel = fromLobby ? "lobby" : "quit"
+        self.fromLobby = fromLobby
     }
 
     deinit { stop() }
@@ -142,6 +152,7 @@ public final class FullScreenFieldFront: FieldFront {
         renderTimer = nil
         terminal.stop()
         reactor = nil
+        shown = [] // a later start draws everything again
     }
 
     private func key(_ key: Key) {
@@ -161,7 +172,8 @@ public final class FullScreenFieldFront: FieldFront {
         case .char("c"), .char("C"):
             paletteIndex = (paletteIndex + 1) % Self.palette.count
             command = .color(Self.palette[paletteIndex])
-        case .char("q"), .char("Q"), .interrupt: command = .quit
+        case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
+        case .interrupt: command = .quit
         default: command = nil
         }
         if let command { onCommand?(command) }

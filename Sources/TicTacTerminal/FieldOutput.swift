@@ -43,13 +43,14 @@ public struct FieldFormatter: Sendable {
         return OutputFormatter.escaped("sphere-left \(key) \(reason.rawValue) \(name)")
     }
 
-    public func ready(_ s: FieldSphere, port: UInt16) -> String {
+    /// Our sphere on joining; `event` names the line (`ready`, or `field` in tictac play).
+    public func ready(_ s: FieldSphere, port: UInt16, event: String = "ready") -> String {
         if json {
-            return JSON.object([("event", .string("ready")), ("id", .string(s.key.description)), ("name", .string(s.name)),
+            return JSON.object([("event", .string(event)), ("id", .string(s.key.description)), ("name", .string(s.name)),
                                 ("port", .int(Int(port))), ("x", .int(Int(s.x))), ("y", .int(Int(s.y))),
                                 ("color", .array([.int(Int(s.color.red)), .int(Int(s.color.green)), .int(Int(s.color.blue))]))]).serialized
         }
-        return OutputFormatter.escaped("ready \(s.key) field port \(port) at \(s.x),\(s.y) color \(s.color) as \(s.name)")
+        return OutputFormatter.escaped("\(event) \(s.key) field port \(port) at \(s.x),\(s.y) color \(s.color) as \(s.name)")
     }
 
     /// The counters: what was received and sent, and every drop by its Protocol.md §11 name.

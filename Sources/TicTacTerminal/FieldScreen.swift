@@ -46,6 +46,8 @@ struct FieldScreen {
     var others: [SphereKey: FieldSphere] = [:]
     /// The latest notice or error, shown in the status line.
     var status = ""
+    /// What `q` does, for the help line: "quit", or "lobby" when opened from tictac play.
+    var quitLabel = "quit"
 
     mutating func apply(_ update: FieldUpdate) {
         switch update {
@@ -128,7 +130,7 @@ struct FieldScreen {
             if i == legend - 1, entries.count > legend * per { line += "+\(entries.count - legend * per) more" }
             out.append(line)
         }
-        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, q: quit", width)))
+        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, q: \(quitLabel)", width)))
         return Array(out.prefix(height))
     }
 

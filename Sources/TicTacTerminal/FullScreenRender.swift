@@ -271,7 +271,7 @@ extension FullScreenModel {
             let lobby = me == nil ? "" : "  l lobby"
             help = "arrows move  Enter play\(digits)  r resign  n new\(lobby)  q quit"
         } else {
-            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite  q quit"
+            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite" + (offersField ? "  f field" : "") + "  q quit"
         }
         return ScreenLine(Self.margin + help, .help)
     }

@@ -57,6 +57,7 @@ public final class SpheresRunner {
         case .quit: return quit()
         case .help: return front.show(.help(FieldCommand.helpText))
         case .stats: return front.show(.stats(field.core.counters))
+        case .lobby: return front.show(.error(code: "bad-command", message: "no lobby here: tictac play has one (f opens the field there)"))
         }
         front.show(.local(field.core.local))
     }

@@ -18,7 +18,7 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(try FieldCommand.parse("  GOTO 0 999 ") == .goto(x: 0, y: 999))
         #expect(try FieldCommand.parse("color 255 128 0") == .color(RGB(255, 128, 0)))
         #expect(try FieldCommand.parse("quit") == .quit)
-        #expect(try FieldCommand.parse("Stats") == .stats)
+        #expect(try FieldCommand.parse("Stats") == .stats && FieldCommand.parse("lobby") == .lobby)
         for bad in ["stats now", "goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
                     "fly", "quit now", "color a b c"] {
             #expect(throws: Command.ParseError.self, "\(bad)") { try FieldCommand.parse(bad) }
@@ -146,6 +146,50 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(a.waitExit() == 0)
         b.closeInput()
         #expect(b.waitExit() == 0)
+    }
+}
+
+/// The field opened from tictac play's lobby: the same daemon serves both games.
+@Suite(.serialized) struct PlayFieldProcessTests {
+    @Test func playOpensTheFieldGoesBackToTheLobbyAndOpensItAgain() throws {
+        let port = ["--discovery-port", "52302", "--announce-interval", "0.5"]
+        let player = try TicTacProcess(["play", "--plain", "--json", "--name", "pat"] + port)
+        let watcher = try TicTacProcess(["spheres", "--plain", "--json", "--name", "wes"] + port)
+        let id = try #require(player.await("ready")?["id"] as? String)
+        _ = watcher.await("ready")
+        #expect(player.await("peer-found", timeout: 5)?["name"] as? String == "wes")
+        // In the lobby the daemon does not announce the field: wes gets no sphere of pat's.
+        #expect(watcher.awaitSphere(id, timeout: 1.5) == nil)
+        player.send("field")
+        let opened = player.await("field", timeout: 5)
+        #expect(opened?["id"] as? String == id && opened?["port"] as? Int != nil, "\(opened ?? [:])")
+        #expect(watcher.awaitSphere(id, timeout: 5)?["name"] as? String == "pat")
+        player.send("goto 10 20")
+        var moved = false
+        let end = Date().addingTimeInterval(5)
+        while Date() < end, let s = watcher.awaitSphere(id, timeout: 5) {
+            if s["x"] as? Int == 10, s["y"] as? Int == 20 { moved = true; break }
+        }
+        #expect(moved, "wes never saw pat at 10,20")
+        #expect(player.await("sphere", timeout: 5)?["name"] as? String == "wes", "pat sees wes")
+        player.send("move 1")  // a field command here: wrong arguments, an error, not a tic-tac-toe move
+        #expect(player.await("error", timeout: 3)?["code"] as? String == "bad-command")
+        player.send("lobby")
+        let left = watcher.await("sphere-left", timeout: 3)
+        #expect(left?["id"] as? String == id && left?["reason"] as? String == "left")
+        #expect(player.await("field-stats", timeout: 3) != nil)
+        #expect(player.await("notice", timeout: 3)?["message"] as? String == "back in the lobby")
+        player.send("peers")  // tic-tac-toe's commands again
+        #expect(player.await("peers", timeout: 3) != nil)
+        // Again within the 10 s a FIELD_LEAVE is remembered: the sequence carries on, so it counts.
+        player.send("field")
+        #expect(player.await("field", timeout: 5) != nil)
+        #expect(watcher.awaitSphere(id, timeout: 5)?["x"] as? Int == 10)
+        player.send("quit")
+        #expect(watcher.await("sphere-left", timeout: 3)?["reason"] as? String == "left")
+        #expect(player.waitExit() == 0)
+        watcher.closeInput()
+        #expect(watcher.waitExit() == 0)
     }
 }
 
