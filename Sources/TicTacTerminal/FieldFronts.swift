@@ -112,7 +112,6 @@ public final class FullScreenFieldFront: FieldFront {
     private var shown: [String] = []
     private var lastRender: Instant?
     private var renderTimer: Reactor.TimerID?
-    private var paletteIndex = 0
 
     /// Colours `c` steps through.
     public static let palette: [RGB] = [RGB(230, 60, 60), RGB(60, 180, 75), RGB(255, 200, 40), RGB(70, 130, 240),
@@ -170,13 +169,20 @@ public final class FullScreenFieldFront: FieldFront {
         case .shiftLeft, .char("H"): command = .move(dx: -sx * big, dy: 0)
         case .shiftRight, .char("L"): command = .move(dx: sx * big, dy: 0)
         case .char("c"), .char("C"):
-            paletteIndex = (paletteIndex + 1) % Self.palette.count
-            command = .color(Self.palette[paletteIndex])
+            command = .color(Self.nextColor(after: screen.local?.color, avoiding: Set(screen.others.values.map(\.color))))
         case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
         case .interrupt: command = .quit
         default: command = nil
         }
         if let command { onCommand?(command) }
+    }
+
+    /// The palette's next colour after `current` that no other sphere shows (two spheres of one
+    /// colour cannot be told apart); the plain next one when every colour is taken.
+    static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
+        let start = current.flatMap { palette.firstIndex(of: $0) } ?? palette.count - 1
+        let order = (1...palette.count).map { palette[(start + $0) % palette.count] }
+        return order.first { !taken.contains($0) && $0 != current } ?? order[0]
     }
 
     /// At most one redraw per 1/30 s, however many updates came in.

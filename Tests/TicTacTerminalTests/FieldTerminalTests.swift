@@ -106,6 +106,15 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(s.others.count == 1 && s.status == "bob timed out")
     }
 
+    @Test func cStepsToTheNextColourNoOtherSphereShows() {
+        let p = FullScreenFieldFront.palette
+        #expect(FullScreenFieldFront.nextColor(after: p[0], avoiding: []) == p[1])
+        #expect(FullScreenFieldFront.nextColor(after: p[0], avoiding: [p[1], p[2]]) == p[3])
+        #expect(FullScreenFieldFront.nextColor(after: p[7], avoiding: []) == p[0], "wraps around")
+        #expect(FullScreenFieldFront.nextColor(after: RGB(1, 2, 3), avoiding: [p[0]]) == p[1], "a --color outside the palette")
+        #expect(FullScreenFieldFront.nextColor(after: p[2], avoiding: Set(p)) == p[3], "all taken: the next one")
+    }
+
     @Test func colourDepthFromTheEnvironment() {
         #expect(ColorDepth.detect(noColor: true, colorterm: "truecolor", term: "xterm-256color") == .none)
         #expect(ColorDepth.detect(noColor: false, colorterm: "24bit", term: "xterm") == .trueColor)
