@@ -54,8 +54,12 @@ struct FieldScreen {
         case let .ready(s, port):
             local = s
             self.port = port
+            status = "" // opened again from tictac play's lobby: the last visit's status is old
         case let .local(s): local = s
-        case let .event(.joined(s)), let .event(.changed(s)): others[s.key] = s
+        case let .event(.joined(s)):
+            others[s.key] = s
+            status = "\(s.name) joined"
+        case let .event(.changed(s)): others[s.key] = s
         case let .event(.left(key, name, reason)):
             others[key] = nil
             status = "\(name) \(reason == .left ? "left" : "timed out")"

@@ -97,6 +97,7 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
     @Test func ourSphereIsDrawnOnTopAndStepsMoveOneCell() {
         var s = screen(.none)
         s.apply(.event(.joined(FieldSphere(key: .peer(ID128(high: 0, low: 9)), name: "zed", x: 0, y: 0, color: RGB(1, 1, 1)))))
+        #expect(s.status == "zed joined")
         #expect(s.lines(width: 80, height: 24)[2].hasPrefix("|A"))
         let (dx, dy) = s.steps(width: 80, height: 24)
         let (cols, rows) = s.fieldSize(width: 80, height: 24)
@@ -104,6 +105,10 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(Int(dy) * rows >= 1000 && Int(dy - 1) * rows < 1000)
         s.apply(.event(.left(bobKey, name: "bob", reason: .timeout)))
         #expect(s.others.count == 1 && s.status == "bob timed out")
+        // Opened again (from tictac play's lobby): the old status goes, the spheres stay.
+        s.apply(.stats(FieldCounters()))
+        s.apply(.ready(FieldSphere(key: .peer(ID128(high: 0, low: 1)), name: "ann", x: 1, y: 1, color: RGB(9, 9, 9)), port: 5))
+        #expect(s.status == "" && s.others.count == 1)
     }
 
     @Test func cStepsToTheNextColourNoOtherSphereShows() {
