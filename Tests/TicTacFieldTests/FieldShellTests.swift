@@ -144,7 +144,8 @@ struct Seeded: RandomNumberGenerator {
         }
         _ = try run(reactor, for: .milliseconds(300)) { false }
         let c = victim.field.core.counters
-        #expect(c.received - before.received == 30 + 20 + 500, "\(c)")
+        // Every attacking datagram was read (and p2's repeat or heartbeat may have come too).
+        #expect(c.received - before.received >= 30 + 20 + 500, "\(c)")
         #expect(c.spoofedOwn - before.spoofedOwn + c.wrongSource - before.wrongSource + c.malformed - before.malformed
                 + c.rateLimited - before.rateLimited == 550, "\(c)")
         // All 550 come from one source: it can have had at most the burst (60) and 60 a second
