@@ -102,7 +102,8 @@ public final class PlainFieldFront: FieldFront {
 }
 
 /// The field in a full-screen terminal: the 1000 x 1000 field mapped onto the window, arrows or
-/// hjkl to move (shift / HJKL: five cells), `c` for the next colour, `q` to quit. Redraws at most
+/// hjkl to move (shift / HJKL: five cells), `c` for the next colour, `s` for the datagram
+/// counters in the status line, `q` to quit. Redraws at most
 /// 30 times a second, and only the rows that changed.
 public final class FullScreenFieldFront: FieldFront {
     public var onCommand: ((FieldCommand) -> Void)?
@@ -170,6 +171,7 @@ public final class FullScreenFieldFront: FieldFront {
         case .shiftRight, .char("L"): command = .move(dx: sx * big, dy: 0)
         case .char("c"), .char("C"):
             command = .color(Self.nextColor(after: screen.local?.color, avoiding: Set(screen.others.values.map(\.color))))
+        case .char("s"), .char("S"): command = .stats
         case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
         case .interrupt: command = .quit
         default: command = nil

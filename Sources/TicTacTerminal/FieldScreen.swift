@@ -65,8 +65,17 @@ struct FieldScreen {
             status = "\(name) \(reason == .left ? "left" : "timed out")"
         case let .error(_, message): status = message
         case let .notice(text), let .help(text): status = text
-        case let .stats(c): status = "received \(c.received), sent \(c.sent), dropped \(c.dropped)"
+        case let .stats(c):
+            status = "datagrams: received \(c.received), sent \(c.sent), dropped \(c.dropped)"
+                + (c.dropped == 0 ? "" : " (\(FieldScreen.dropReasons(c)))")
         }
+    }
+
+    /// The non-zero drop counts by their Protocol.md §11 names.
+    static func dropReasons(_ c: FieldCounters) -> String {
+        [("rate-limited", c.rateLimited), ("malformed", c.malformed), ("unexpected", c.unexpected),
+         ("spoofed-own", c.spoofedOwn), ("unknown-sender", c.unknownSender), ("wrong-source", c.wrongSource),
+         ("stale", c.stale)].filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
     }
 
     /// The field area (inside the frame) for a terminal of this size: the title takes one row,
@@ -134,7 +143,7 @@ struct FieldScreen {
             if i == legend - 1, entries.count > legend * per { line += "+\(entries.count - legend * per) more" }
             out.append(line)
         }
-        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, q: \(quitLabel)", width)))
+        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, s: stats, q: \(quitLabel)", width)))
         return Array(out.prefix(height))
     }
 

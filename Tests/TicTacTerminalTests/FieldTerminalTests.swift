@@ -109,6 +109,12 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         s.apply(.stats(FieldCounters()))
         s.apply(.ready(FieldSphere(key: .peer(ID128(high: 0, low: 1)), name: "ann", x: 1, y: 1, color: RGB(9, 9, 9)), port: 5))
         #expect(s.status == "" && s.others.count == 1)
+        var c = FieldCounters()
+        c.received = 7
+        c.malformed = 2
+        c.stale = 1
+        s.apply(.stats(c))
+        #expect(s.status == "datagrams: received 7, sent 0, dropped 3 (malformed 2, stale 1)")
     }
 
     @Test func cStepsToTheNextColourNoOtherSphereShows() {
