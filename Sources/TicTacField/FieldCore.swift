@@ -10,7 +10,9 @@ import TicTacWire
 //
 // Sending: a change marks our state dirty; it goes at once unless the last send was less than
 // `minGap` ago (30 per second), in which case it goes when the gap ends, newest state only.
-// With nothing dirty, the last state goes again `heartbeat` after the latest send.
+// A new state goes once more `repeatAfter` later (a lost last position is corrected in a quarter
+// second, not at the next heartbeat); after that, the last state goes again `heartbeat` after the
+// latest send.
 //
 // Receiving: each datagram passes a per-source rate limit, decoding, and the identity checks
 // (not our id, a participant's id, from that participant's address and field port); then the
@@ -30,6 +32,8 @@ public struct FieldCore {
     private var sequence: UInt32 = 0
     private var started = false
     private var dirty = false
+    /// The latest send carried a new state: it goes once more after `repeatAfter`.
+    private var repeatOwed = false
     private var lastSend: Instant?
     private var participants: [ID128: (addresses: [String], port: UInt16)] = [:]
 
@@ -70,7 +74,7 @@ public struct FieldCore {
     public func nextDeadline() -> Instant? {
         var best: Instant?
         func consider(_ t: Instant) { best = best.map { min($0, t) } ?? t }
-        if started, let last = lastSend { consider(last + (dirty ? config.minGap : config.heartbeat)) }
+        if started, let last = lastSend { consider(last + wait) }
         for r in remotes.values { consider(r.heard + config.expiry) }
         return best
     }
@@ -188,16 +192,23 @@ public struct FieldCore {
         flush(now: now)
     }
 
+    /// How long after the latest send the next one is due: a changed state after the rate's
+    /// gap, a new state's repeat, else the heartbeat (Protocol.md §11 "When").
+    private var wait: Duration {
+        dirty ? config.minGap : repeatOwed ? config.repeatAfter : config.heartbeat
+    }
+
     /// Sends what is due: a dirty state once the gap since the last send has passed, else the
-    /// heartbeat.
+    /// repeat or the heartbeat.
     private mutating func flush(now: Instant) {
         guard started else { return }
-        if let last = lastSend, now < last + (dirty ? config.minGap : config.heartbeat) { return }
+        if let last = lastSend, now < last + wait { return }
         sequence &+= 1
         let s = Sphere(instanceID: id, sequence: sequence, x: local.x, y: local.y, red: local.color.red,
                        green: local.color.green, blue: local.color.blue, name: name)
         sendToAll(Message.sphere(s).encoded())
         lastSend = now
+        repeatOwed = dirty
         dirty = false
     }
 

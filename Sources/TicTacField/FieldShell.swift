@@ -84,6 +84,14 @@ public final class FieldShell {
         socket = nil
     }
 
+    /// Says FIELD_LEAVE to every participant and stops sending; the socket stays, and `start`
+    /// joins again with the sequence carried on (so receivers that remember the FIELD_LEAVE,
+    /// Protocol.md §11, accept what follows).
+    public func stopSending() {
+        core.leave()
+        apply()
+    }
+
     /// Closes the socket without a word, as a crash would (for tests of expiry).
     public func vanish() {
         if let timer { reactor.cancel(timer.id) }

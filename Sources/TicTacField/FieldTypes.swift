@@ -134,6 +134,8 @@ public struct FieldConfig: Sendable {
     public var expiry: Duration = .seconds(10)
     /// Smallest gap between two sends: 30 per second.
     public var minGap: Duration = .nanoseconds(33_333_334)
+    /// A new state goes once more this long after it was sent, if nothing newer went meanwhile.
+    public var repeatAfter: Duration = .milliseconds(250)
     /// A sphere silent this long accepts any sequence (its sender restarted).
     public var restartAfter: Duration = .seconds(3)
     /// Per-source token bucket for received datagrams.

@@ -20,6 +20,8 @@ public enum Command: Sendable, Equatable {
     case lobby
     /// Add a peer by address, `HOST:PORT` or `[IPV6]:PORT` (where discovery cannot reach).
     case connect(String)
+    /// Open the collaborative field in this daemon (README "The collaborative field").
+    case field
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -71,6 +73,7 @@ public enum Command: Sendable, Equatable {
         case "decline", "d", "no": return try noArgs(.decline)
         case "cancel", "c": return try noArgs(.cancel)
         case "lobby", "l": return try noArgs(.lobby)
+        case "field", "f": return try noArgs(.field)
         case "connect":
             guard words.count == 2 else { throw ParseError(description: "usage: connect HOST:PORT") }
             // The address keeps its case (an IPv6 scope names an interface).
@@ -84,5 +87,5 @@ public enum Command: Sendable, Equatable {
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), connect HOST:PORT (a peer discovery cannot reach)"
+    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
 }

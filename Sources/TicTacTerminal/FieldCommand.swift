@@ -10,8 +10,12 @@ public enum FieldCommand: Sendable, Equatable {
     case color(RGB)
     case quit
     case help
+    /// Print the field's datagram counters (received, sent, dropped by reason).
+    case stats
+    /// Leave the field for tic-tac-toe's lobby (when the field was opened from `tictac play`).
+    case lobby
 
-    /// Parses `move DX DY`, `goto X Y`, `color R G B`, `quit`, `help`. Verbs are
+    /// Parses `move DX DY`, `goto X Y`, `color R G B`, `stats`, `quit`, `help`. Verbs are
     /// case-insensitive; extra blanks are ignored. Numbers are checked before any arithmetic.
     public static func parse(_ line: String) throws(Command.ParseError) -> FieldCommand {
         guard line.utf8.count <= Command.maxLineBytes else { throw Command.ParseError(description: "line too long") }
@@ -45,12 +49,15 @@ public enum FieldCommand: Sendable, Equatable {
             return .quit
         case "help", "h", "?":
             return .help
+        case "stats", "lobby":
+            guard words.count == 1 else { throw Command.ParseError(description: "'\(verb)' takes no argument") }
+            return verb == "stats" ? .stats : .lobby
         default:
-            throw Command.ParseError(description: "unknown command '\(verb.prefix(32))' (try: move DX DY, goto X Y, color R G B, quit)")
+            throw Command.ParseError(description: "unknown command '\(verb.prefix(32))' (try: move DX DY, goto X Y, color R G B, stats, quit)")
         }
     }
 
-    public static let helpText = "commands: move DX DY (field units), goto X Y (0..999), color R G B (0..255), quit; the field is 1000 x 1000, x to the right, y down"
+    public static let helpText = "commands: move DX DY (field units), goto X Y (0..999), color R G B (0..255), stats (datagrams received, sent, dropped), quit; the field is 1000 x 1000, x to the right, y down"
 
     /// Parses `R,G,B` (the `--color` option).
     public static func parseColor(_ text: String) -> RGB? {

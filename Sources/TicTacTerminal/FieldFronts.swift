@@ -24,9 +24,14 @@ public final class PlainFieldFront: FieldFront {
     private var throttle = SphereLineThrottle()
     private var timer: Reactor.TimerID?
 
-    public init(json: Bool, readsInput: Bool = true) {
+    private let readyEvent: String
+
+    /// `readyEvent`: the name of the first line (`ready`; `field` when opened from tictac play,
+    /// whose own first line is its `ready`).
+    public init(json: Bool, readsInput: Bool = true, readyEvent: String = "ready") {
         formatter = FieldFormatter(json: json)
         self.readsInput = readsInput
+        self.readyEvent = readyEvent
     }
 
     public func start(reactor: Reactor) throws(NetError) {
@@ -49,7 +54,7 @@ public final class PlainFieldFront: FieldFront {
 
     public func show(_ update: FieldUpdate) {
         switch update {
-        case let .ready(s, port): emit(formatter.ready(s, port: port))
+        case let .ready(s, port): emit(formatter.ready(s, port: port, event: readyEvent))
         case let .local(s), let .event(.joined(s)), let .event(.changed(s)): sphere(s)
         case let .event(.left(key, name, reason)):
             throttle.forget(key)
@@ -57,6 +62,7 @@ public final class PlainFieldFront: FieldFront {
         case let .error(code, message): emit(formatter.message("error", code: code, message))
         case let .notice(text): emit(formatter.message("notice", text))
         case let .help(text): emit(formatter.message("help", text))
+        case let .stats(c): emit(formatter.stats(c))
         }
     }
 
@@ -96,7 +102,8 @@ public final class PlainFieldFront: FieldFront {
 }
 
 /// The field in a full-screen terminal: the 1000 x 1000 field mapped onto the window, arrows or
-/// hjkl to move (shift / HJKL: five cells), `c` for the next colour, `q` to quit. Redraws at most
+/// hjkl to move (shift / HJKL: five cells), `c` for the next colour, `s` for the datagram
+/// counters in the status line, `q` to quit. Redraws at most
 /// 30 times a second, and only the rows that changed.
 public final class FullScreenFieldFront: FieldFront {
     public var onCommand: ((FieldCommand) -> Void)?
@@ -106,14 +113,18 @@ public final class FullScreenFieldFront: FieldFront {
     private var shown: [String] = []
     private var lastRender: Instant?
     private var renderTimer: Reactor.TimerID?
-    private var paletteIndex = 0
 
     /// Colours `c` steps through.
     public static let palette: [RGB] = [RGB(230, 60, 60), RGB(60, 180, 75), RGB(255, 200, 40), RGB(70, 130, 240),
                                  RGB(245, 130, 50), RGB(145, 60, 200), RGB(70, 220, 220), RGB(240, 50, 230)]
 
-    public init(depth: ColorDepth) {
+    private let fromLobby: Bool
+
+    /// `fromLobby`: opened from tictac play's lobby, so `q` goes back there (Ctrl-C still quits).
+    public init(depth: ColorDepth, fromLobby: Bool = false) {
         screen = FieldScreen(depth: depth, unicode: RawTerminal.localeIsUTF8())
+        screen.quitLabel = fromLobby ? "lobby" : "quit"
+        self.fromLobby = fromLobby
     }
 
     deinit { stop() }
@@ -141,6 +152,7 @@ public final class FullScreenFieldFront: FieldFront {
         renderTimer = nil
         terminal.stop()
         reactor = nil
+        shown = [] // a later start draws everything again
     }
 
     private func key(_ key: Key) {
@@ -158,12 +170,21 @@ public final class FullScreenFieldFront: FieldFront {
         case .shiftLeft, .char("H"): command = .move(dx: -sx * big, dy: 0)
         case .shiftRight, .char("L"): command = .move(dx: sx * big, dy: 0)
         case .char("c"), .char("C"):
-            paletteIndex = (paletteIndex + 1) % Self.palette.count
-            command = .color(Self.palette[paletteIndex])
-        case .char("q"), .char("Q"), .interrupt: command = .quit
+            command = .color(Self.nextColor(after: screen.local?.color, avoiding: Set(screen.others.values.map(\.color))))
+        case .char("s"), .char("S"): command = .stats
+        case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
+        case .interrupt: command = .quit
         default: command = nil
         }
         if let command { onCommand?(command) }
+    }
+
+    /// The palette's next colour after `current` that no other sphere shows (two spheres of one
+    /// colour cannot be told apart); the plain next one when every colour is taken.
+    static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
+        let start = current.flatMap { palette.firstIndex(of: $0) } ?? palette.count - 1
+        let order = (1...palette.count).map { palette[(start + $0) % palette.count] }
+        return order.first { !taken.contains($0) && $0 != current } ?? order[0]
     }
 
     /// At most one redraw per 1/30 s, however many updates came in.

@@ -12,6 +12,8 @@ public enum FieldUpdate: Sendable, Equatable {
     case error(code: String, message: String)
     case notice(String)
     case help(String)
+    /// The field's datagram counters (the `stats` command, and once at a clean exit).
+    case stats(FieldCounters)
 }
 
 /// Plain-mode lines for the field: JSON objects (`--json`) or readable text.
@@ -41,13 +43,30 @@ public struct FieldFormatter: Sendable {
         return OutputFormatter.escaped("sphere-left \(key) \(reason.rawValue) \(name)")
     }
 
-    public func ready(_ s: FieldSphere, port: UInt16) -> String {
+    /// Our sphere on joining; `event` names the line (`ready`, or `field` in tictac play).
+    public func ready(_ s: FieldSphere, port: UInt16, event: String = "ready") -> String {
         if json {
-            return JSON.object([("event", .string("ready")), ("id", .string(s.key.description)), ("name", .string(s.name)),
+            return JSON.object([("event", .string(event)), ("id", .string(s.key.description)), ("name", .string(s.name)),
                                 ("port", .int(Int(port))), ("x", .int(Int(s.x))), ("y", .int(Int(s.y))),
                                 ("color", .array([.int(Int(s.color.red)), .int(Int(s.color.green)), .int(Int(s.color.blue))]))]).serialized
         }
-        return OutputFormatter.escaped("ready \(s.key) field port \(port) at \(s.x),\(s.y) color \(s.color) as \(s.name)")
+        return OutputFormatter.escaped("\(event) \(s.key) field port \(port) at \(s.x),\(s.y) color \(s.color) as \(s.name)")
+    }
+
+    /// The counters: what was received and sent, and every drop by its Protocol.md §11 name.
+    ///
+    ///     {"event":"field-stats","received":..,"sent":..,"dropped":..,"rate-limited":..,...}
+    public func stats(_ c: FieldCounters) -> String {
+        let drops: [(String, Int)] = [("rate-limited", c.rateLimited), ("malformed", c.malformed), ("unexpected", c.unexpected),
+                                      ("spoofed-own", c.spoofedOwn), ("unknown-sender", c.unknownSender),
+                                      ("wrong-source", c.wrongSource), ("stale", c.stale)]
+        if json {
+            let pairs: [(String, JSON)] = [("event", .string("field-stats")), ("received", .int(c.received)),
+                                           ("sent", .int(c.sent)), ("dropped", .int(c.dropped))]
+            return JSON.object(pairs + drops.map { ($0.0, .int($0.1)) }).serialized
+        }
+        let detail = drops.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
+        return "field-stats received \(c.received) sent \(c.sent) dropped \(c.dropped) (\(detail))"
     }
 
     public func message(_ event: String, code: String? = nil, _ text: String) -> String {

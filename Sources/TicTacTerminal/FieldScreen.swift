@@ -46,20 +46,36 @@ struct FieldScreen {
     var others: [SphereKey: FieldSphere] = [:]
     /// The latest notice or error, shown in the status line.
     var status = ""
+    /// What `q` does, for the help line: "quit", or "lobby" when opened from tictac play.
+    var quitLabel = "quit"
 
     mutating func apply(_ update: FieldUpdate) {
         switch update {
         case let .ready(s, port):
             local = s
             self.port = port
+            status = "" // opened again from tictac play's lobby: the last visit's status is old
         case let .local(s): local = s
-        case let .event(.joined(s)), let .event(.changed(s)): others[s.key] = s
+        case let .event(.joined(s)):
+            others[s.key] = s
+            status = "\(s.name) joined"
+        case let .event(.changed(s)): others[s.key] = s
         case let .event(.left(key, name, reason)):
             others[key] = nil
             status = "\(name) \(reason == .left ? "left" : "timed out")"
         case let .error(_, message): status = message
         case let .notice(text), let .help(text): status = text
+        case let .stats(c):
+            status = "datagrams: received \(c.received), sent \(c.sent), dropped \(c.dropped)"
+                + (c.dropped == 0 ? "" : " (\(FieldScreen.dropReasons(c)))")
         }
+    }
+
+    /// The non-zero drop counts by their Protocol.md §11 names.
+    static func dropReasons(_ c: FieldCounters) -> String {
+        [("rate-limited", c.rateLimited), ("malformed", c.malformed), ("unexpected", c.unexpected),
+         ("spoofed-own", c.spoofedOwn), ("unknown-sender", c.unknownSender), ("wrong-source", c.wrongSource),
+         ("stale", c.stale)].filter { $0.1 > 0 }.map { "\($0.0) \($0.1)" }.joined(separator: ", ")
     }
 
     /// The field area (inside the frame) for a terminal of this size: the title takes one row,
@@ -127,7 +143,7 @@ struct FieldScreen {
             if i == legend - 1, entries.count > legend * per { line += "+\(entries.count - legend * per) more" }
             out.append(line)
         }
-        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, q: quit", width)))
+        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, s: stats, q: \(quitLabel)", width)))
         return Array(out.prefix(height))
     }
 

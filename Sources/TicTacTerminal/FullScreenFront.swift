@@ -28,6 +28,12 @@ public final class FullScreenFront: Front {
     private var renderPending = false
     private var started: Bool { terminal.started }
 
+    /// Offer the collaborative field in the lobby (`f`).
+    public var offersField: Bool {
+        get { model.offersField }
+        set { model.offersField = newValue }
+    }
+
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
     public init(color: Bool) {

@@ -58,6 +58,8 @@ struct FullScreenModel {
     private(set) var peers: [PeerInfo] = []
     /// Index of the selected peer in `peers` (0 when the list is empty).
     private(set) var selected = 0
+    /// The daemon serves the collaborative field too: `f` in the lobby opens it.
+    var offersField = false
     /// An invitation waiting for y / n.
     private(set) var incoming: (peer: PeerInfo, size: BoardSize)?
     /// Our invitation waiting for an answer.
@@ -285,6 +287,8 @@ struct FullScreenModel {
         case .enter:
             guard outgoing == nil, let peer = selectedPeer else { return nil }
             return .invite(peer.id.description)
+        case .char("f"), .char("F"):
+            if offersField { return .field }
         case .char("a"), .char("A"):
             if me != nil { addressEntry = "" } // a networked lobby only
         default:

@@ -272,7 +272,7 @@ extension FullScreenModel {
             help = "arrows move  Enter play\(digits)  r resign  n new\(lobby)  q quit"
         } else {
             let add = me == nil ? "" : "  a add address"
-            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite\(add)  q quit"
+            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite" + (offersField ? "  f field" : "") + add + "  q quit"
         }
         return ScreenLine(Self.margin + help, .help)
     }

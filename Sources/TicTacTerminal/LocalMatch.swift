@@ -55,7 +55,7 @@ public struct LocalMatch {
             case .resign: try human.handle(.localResign, now: now)
             case .help: output.append(.help(Command.helpText))
             case .quit: break
-            case .peers, .invite, .accept, .decline, .cancel, .lobby, .connect:
+            case .peers, .invite, .accept, .decline, .cancel, .lobby, .field, .connect:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
         } catch {

@@ -20,6 +20,9 @@ public protocol Front: AnyObject {
 /// Plain mode: one command per line in, one event per line out (README "Plain mode").
 public final class PlainFront: Front {
     public var onCommand: ((Command) -> Void)?
+    /// When set, sees each line first and keeps those it returns true for (the field's commands
+    /// while the field is open).
+    public var interceptLine: ((String) -> Bool)?
     private let formatter: OutputFormatter
     private var input: StdinLines?
 
@@ -32,6 +35,7 @@ public final class PlainFront: Front {
                 show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
             case let .line(text):
                 guard !text.allSatisfy(\.isWhitespace) else { return }
+                if let interceptLine, interceptLine(text) { return }
                 let command: Command
                 do throws(Command.ParseError) { command = try Command.parse(text) } catch {
                     return show(.error(code: "bad-command", message: error.description))
@@ -59,11 +63,14 @@ public final class NetworkPlayer {
     private var leaving = false
     private var running = false
     private var pending: [OutputEvent] = []
+    private let field: FieldSession?
 
-    public init(reactor: Reactor, daemon: Daemon, front: Front) {
+    /// `field`: the collaborative field this daemon also serves (`field` command, `f` key).
+    public init(reactor: Reactor, daemon: Daemon, front: Front, field: FieldSession? = nil) {
         self.reactor = reactor
         self.daemon = daemon
         self.front = front
+        self.field = field
     }
 
     /// Runs until the player quits or a signal arrives.
@@ -77,8 +84,19 @@ public final class NetworkPlayer {
         defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
         signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
-        daemon.onEvent = { [unowned self] event in front.show(OutputEvent(event)) }
+        daemon.onEvent = { [unowned self] event in
+            front.show(OutputEvent(event))
+            if case let .invited(by, _) = event, let field, field.isOpen {
+                field.front.show(.notice("\(by.name) invites you to tic-tac-toe: the lobby has it"))
+            }
+        }
         front.onCommand = { [unowned self] command in handle(command) }
+        if let field {
+            daemon.onPresence = { event in field.presence(event) }
+            field.onLobby = { [unowned self] in closeField() }
+            field.onQuit = { [unowned self] in quit() }
+            (front as? FullScreenFront)?.offersField = true
+        }
         let config = daemon.core.config
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
         for notice in notices + pending { front.show(notice) }
@@ -111,6 +129,7 @@ public final class NetworkPlayer {
                 } catch {
                     front.show(.error(code: "bad-address", message: error.description))
                 }
+            case .field: openField()
             case let .move(n): try daemon.command(.move(n - 1))
             case .new: try daemon.command(.new)
             case .resign: try daemon.command(.resign)
@@ -120,10 +139,47 @@ public final class NetworkPlayer {
         }
     }
 
+    /// The lobby's front gives way to the field's; plain lines become field commands until
+    /// `lobby` (README "The collaborative field").
+    private func openField() {
+        guard let field else {
+            return front.show(.error(code: "bad-command", message: "no field in this mode"))
+        }
+        guard !field.isOpen else { return }
+        let plain = front as? PlainFront
+        if plain == nil { front.stop() }
+        do throws(NetError) {
+            try field.open()
+        } catch {
+            field.close()
+            try? front.start(reactor: reactor)
+            return front.show(.error(code: "field", message: "the field cannot open: \(error)"))
+        }
+        plain?.interceptLine = { [unowned field] line in
+            do throws(Command.ParseError) {
+                field.command(try FieldCommand.parse(line))
+            } catch {
+                field.front.show(.error(code: "bad-command", message: error.description))
+            }
+            return true
+        }
+    }
+
+    private func closeField() {
+        guard let field, field.isOpen else { return }
+        field.close()
+        if let plain = front as? PlainFront {
+            plain.interceptLine = nil
+            return plain.show(.notice("back in the lobby"))
+        }
+        do throws(NetError) { try front.start(reactor: reactor) } catch { quit() }
+    }
+
     /// LEAVE to every peer, a moment to flush, then stop.
     private func quit() {
         guard !leaving else { return }
         leaving = true
+        field?.leave()
         front.stop()
         daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
     }

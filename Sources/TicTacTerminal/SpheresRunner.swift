@@ -56,6 +56,8 @@ public final class SpheresRunner {
         case let .color(c): field.setColor(c)
         case .quit: return quit()
         case .help: return front.show(.help(FieldCommand.helpText))
+        case .stats: return front.show(.stats(field.core.counters))
+        case .lobby: return front.show(.error(code: "bad-command", message: "no lobby here: tictac play has one (f opens the field there)"))
         }
         front.show(.local(field.core.local))
     }
@@ -73,8 +75,11 @@ public final class SpheresRunner {
     private func quit() {
         guard !leaving else { return }
         leaving = true
-        front.stop()
         field.leave()
+        // The counters once at the end, for scripts and tests (the full screen only puts them
+        // in its status line, which stop() clears).
+        front.show(.stats(field.core.counters))
+        front.stop()
         daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
     }
 }

@@ -243,7 +243,17 @@ struct Play: ParsableCommand {
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
         let front = makeFront(terminal: terminal)
-        let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front)
+        // The same daemon serves the collaborative field: `f` in the lobby, `field` in plain mode.
+        var system = SystemRandomNumberGenerator()
+        let core = FieldCore(id: daemon.core.config.instanceID, name: daemon.core.config.name,
+                             x: Int32(system.next() % 1000), y: Int32(system.next() % 1000),
+                             color: FullScreenFieldFront.palette[Int(system.next() % UInt64(FullScreenFieldFront.palette.count))])
+        let fieldFront: FieldFront = terminal
+            ? FullScreenFieldFront(depth: SpheresCommand.colorDepth(noColor: noColor), fromLobby: true)
+            : PlainFieldFront(json: json, readsInput: false, readyEvent: "field")
+        let field = FieldSession(reactor: reactor, daemon: daemon, field: try checked(FieldShell(reactor: reactor, core: core)),
+                                 front: fieldFront)
+        let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field)
         let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
         try checked(player.run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
     }
@@ -422,12 +432,17 @@ struct SpheresCommand: ParsableCommand {
         }
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json && !bot
         let front: FieldFront = terminal
-            ? FullScreenFieldFront(depth: ColorDepth.detect(noColor: noColor || getenv("NO_COLOR") != nil,
-                                                            colorterm: getenv("COLORTERM").map { String(cString: $0) },
-                                                            term: getenv("TERM").map { String(cString: $0) }))
+            ? FullScreenFieldFront(depth: Self.colorDepth(noColor: noColor))
             : PlainFieldFront(json: json, readsInput: !bot)
         try checked(SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
             .run(notices: notices))
+    }
+
+    /// The terminal's colours from the flag and the environment (NO_COLOR, COLORTERM, TERM).
+    static func colorDepth(noColor: Bool) -> ColorDepth {
+        ColorDepth.detect(noColor: noColor || getenv("NO_COLOR") != nil,
+                          colorterm: getenv("COLORTERM").map { String(cString: $0) },
+                          term: getenv("TERM").map { String(cString: $0) })
     }
 }
 

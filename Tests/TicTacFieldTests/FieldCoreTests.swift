@@ -45,25 +45,47 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 }
 
 @Suite struct FieldCoreSendingTests {
-    @Test func startSendsOurStateThenHeartbeatsOneSecondAfterTheLatestSend() throws {
+    @Test func startSendsOurStateRepeatsItThenHeartbeatsOneSecondAfterTheLatestSend() throws {
         var a = aliceCore()
         let first = a.drain().sent
         #expect(first.count == 1)
         guard case let .sphere(s)? = first.first?.0 else { Issue.record("expected SPHERE"); return }
         #expect(first.first?.1 == bobAt)
         #expect(s.instanceID == alice && s.x == 100 && s.y == 100 && s.red == 255 && s.name.value == "alice")
-        #expect(a.nextDeadline() == at(1000))
-        a.handleTimeout(now: at(999))
+        // A new state goes once more 250 ms later (Protocol.md §11 "When"), then the heartbeat.
+        #expect(a.nextDeadline() == at(250))
+        a.handleTimeout(now: at(249))
         #expect(a.drain().sent.isEmpty)
-        a.move(dx: 5, dy: 0, now: at(400)) // a move restarts the heartbeat's second
+        a.handleTimeout(now: at(250))
+        let again = a.drain().sent
+        guard case let .sphere(r)? = again.first?.0 else { Issue.record("expected the repeat"); return }
+        #expect(again.count == 1 && r.x == 100 && r.sequence == 2)
+        #expect(a.nextDeadline() == at(1250))
+        a.handleTimeout(now: at(1249))
+        #expect(a.drain().sent.isEmpty)
+        a.move(dx: 5, dy: 0, now: at(1249)) // a move restarts the count: its repeat, then a second
         #expect(a.drain().sent.count == 1)
-        a.handleTimeout(now: at(1000))
+        a.handleTimeout(now: at(1250))
         #expect(a.drain().sent.isEmpty)
-        #expect(a.nextDeadline() == at(1400))
-        a.handleTimeout(now: at(1400))
+        #expect(a.nextDeadline() == at(1499))
+        a.handleTimeout(now: at(1499))
+        #expect(a.drain().sent.count == 1)
+        #expect(a.nextDeadline() == at(2499))
+        a.handleTimeout(now: at(2499))
         let beat = a.drain().sent
         guard case let .sphere(h)? = beat.first?.0 else { Issue.record("expected heartbeat"); return }
-        #expect(beat.count == 1 && h.x == 105 && h.sequence == 3) // 1 start, 2 move, 3 heartbeat
+        // 1 start, 2 its repeat, 3 move, 4 its repeat, 5 heartbeat
+        #expect(beat.count == 1 && h.x == 105 && h.sequence == 5)
+        #expect(a.nextDeadline() == at(3499), "a heartbeat is not repeated")
+    }
+
+    @Test func aNewerStateBeforeTheRepeatReplacesIt() throws {
+        var a = aliceCore()
+        _ = a.drain()
+        a.move(dx: 1, dy: 0, now: at(100))
+        a.move(dx: 1, dy: 0, now: at(200))
+        #expect(a.drain().sent.count == 2)
+        #expect(a.nextDeadline() == at(450), "only the newest state is repeated, 250 ms after it went")
     }
 
     @Test func keyRepeatIsCappedAtThirtyPerSecondAndTheNewestStateGoes() throws {

@@ -18,12 +18,24 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(try FieldCommand.parse("  GOTO 0 999 ") == .goto(x: 0, y: 999))
         #expect(try FieldCommand.parse("color 255 128 0") == .color(RGB(255, 128, 0)))
         #expect(try FieldCommand.parse("quit") == .quit)
-        for bad in ["goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
+        #expect(try FieldCommand.parse("Stats") == .stats && FieldCommand.parse("lobby") == .lobby)
+        for bad in ["stats now", "goto 1000 0", "goto -1 5", "color 256 0 0", "move 1", "move 1 2 3", "move 99999999999999999999 0",
                     "fly", "quit now", "color a b c"] {
             #expect(throws: Command.ParseError.self, "\(bad)") { try FieldCommand.parse(bad) }
         }
         #expect(FieldCommand.parseColor("255,128,0") == RGB(255, 128, 0))
         #expect(FieldCommand.parseColor("255,128") == nil && FieldCommand.parseColor("1,2,300") == nil)
+    }
+
+    @Test func statsNameEveryDropAsProtocolSection11Does() {
+        var c = FieldCounters()
+        c.received = 9
+        c.sent = 4
+        c.malformed = 2
+        c.spoofedOwn = 1
+        c.stale = 3
+        #expect(FieldFormatter(json: true).stats(c) == #"{"event":"field-stats","received":9,"sent":4,"dropped":6,"rate-limited":0,"malformed":2,"unexpected":0,"spoofed-own":1,"unknown-sender":0,"wrong-source":0,"stale":3}"#)
+        #expect(FieldFormatter(json: false).stats(c) == "field-stats received 9 sent 4 dropped 6 (rate-limited 0, malformed 2, unexpected 0, spoofed-own 1, unknown-sender 0, wrong-source 0, stale 3)")
     }
 
     @Test func shiftArrowsAreBigStepsAndPlainArrowsStayArrows() {
@@ -85,6 +97,7 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
     @Test func ourSphereIsDrawnOnTopAndStepsMoveOneCell() {
         var s = screen(.none)
         s.apply(.event(.joined(FieldSphere(key: .peer(ID128(high: 0, low: 9)), name: "zed", x: 0, y: 0, color: RGB(1, 1, 1)))))
+        #expect(s.status == "zed joined")
         #expect(s.lines(width: 80, height: 24)[2].hasPrefix("|A"))
         let (dx, dy) = s.steps(width: 80, height: 24)
         let (cols, rows) = s.fieldSize(width: 80, height: 24)
@@ -92,6 +105,25 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(Int(dy) * rows >= 1000 && Int(dy - 1) * rows < 1000)
         s.apply(.event(.left(bobKey, name: "bob", reason: .timeout)))
         #expect(s.others.count == 1 && s.status == "bob timed out")
+        // Opened again (from tictac play's lobby): the old status goes, the spheres stay.
+        s.apply(.stats(FieldCounters()))
+        s.apply(.ready(FieldSphere(key: .peer(ID128(high: 0, low: 1)), name: "ann", x: 1, y: 1, color: RGB(9, 9, 9)), port: 5))
+        #expect(s.status == "" && s.others.count == 1)
+        var c = FieldCounters()
+        c.received = 7
+        c.malformed = 2
+        c.stale = 1
+        s.apply(.stats(c))
+        #expect(s.status == "datagrams: received 7, sent 0, dropped 3 (malformed 2, stale 1)")
+    }
+
+    @Test func cStepsToTheNextColourNoOtherSphereShows() {
+        let p = FullScreenFieldFront.palette
+        #expect(FullScreenFieldFront.nextColor(after: p[0], avoiding: []) == p[1])
+        #expect(FullScreenFieldFront.nextColor(after: p[0], avoiding: [p[1], p[2]]) == p[3])
+        #expect(FullScreenFieldFront.nextColor(after: p[7], avoiding: []) == p[0], "wraps around")
+        #expect(FullScreenFieldFront.nextColor(after: RGB(1, 2, 3), avoiding: [p[0]]) == p[1], "a --color outside the palette")
+        #expect(FullScreenFieldFront.nextColor(after: p[2], avoiding: Set(p)) == p[3], "all taken: the next one")
     }
 
     @Test func colourDepthFromTheEnvironment() {
@@ -107,7 +139,7 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
 /// discovery on loopback.
 @Suite(.serialized) struct SpheresProcessTests {
     @Test func twoPlayersSeeEachOtherMoveAndAQuitGoesAtOnce() throws {
-        let port = ["--discovery-port", "52301", "--announce-interval", "0.5"]
+        let port = ["--discovery-port", "52301", "--announce-interval", "0.5", "--no-dnssd"]
         let a = try TicTacProcess(["spheres", "--plain", "--json", "--name", "ann", "--color", "255,0,0"] + port)
         let b = try TicTacProcess(["spheres", "--plain", "--json", "--name", "ben"] + port)
         let readyA = try #require(a.await("ready"))
@@ -124,12 +156,60 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         }
         #expect(moved != nil, "ben never saw ann at 123,456")
         #expect(a.awaitSphere(idB) != nil)
+        b.send("stats")
+        let stats = b.await("field-stats", timeout: 3)
+        #expect((stats?["received"] as? Int ?? 0) > 0 && (stats?["sent"] as? Int ?? 0) > 0, "\(stats ?? [:])")
         a.send("quit")
         let left = b.await("sphere-left", timeout: 3)
         #expect(left?["id"] as? String == idA && left?["reason"] as? String == "left")
+        #expect(a.await("field-stats", timeout: 3)?["dropped"] as? Int != nil, "ann prints its counters at exit")
         #expect(a.waitExit() == 0)
         b.closeInput()
         #expect(b.waitExit() == 0)
+    }
+}
+
+/// The field opened from tictac play's lobby: the same daemon serves both games.
+@Suite(.serialized) struct PlayFieldProcessTests {
+    @Test func playOpensTheFieldGoesBackToTheLobbyAndOpensItAgain() throws {
+        let port = ["--discovery-port", "52302", "--announce-interval", "0.5", "--no-dnssd"]
+        let player = try TicTacProcess(["play", "--plain", "--json", "--name", "pat"] + port)
+        let watcher = try TicTacProcess(["spheres", "--plain", "--json", "--name", "wes"] + port)
+        let id = try #require(player.await("ready")?["id"] as? String)
+        _ = watcher.await("ready")
+        #expect(player.await("peer-found", timeout: 5)?["name"] as? String == "wes")
+        // In the lobby the daemon does not announce the field: wes gets no sphere of pat's.
+        #expect(watcher.awaitSphere(id, timeout: 1.5) == nil)
+        player.send("field")
+        let opened = player.await("field", timeout: 5)
+        #expect(opened?["id"] as? String == id && opened?["port"] as? Int != nil, "\(opened ?? [:])")
+        #expect(watcher.awaitSphere(id, timeout: 5)?["name"] as? String == "pat")
+        player.send("goto 10 20")
+        var moved = false
+        let end = Date().addingTimeInterval(5)
+        while Date() < end, let s = watcher.awaitSphere(id, timeout: 5) {
+            if s["x"] as? Int == 10, s["y"] as? Int == 20 { moved = true; break }
+        }
+        #expect(moved, "wes never saw pat at 10,20")
+        #expect(player.await("sphere", timeout: 5)?["name"] as? String == "wes", "pat sees wes")
+        player.send("move 1")  // a field command here: wrong arguments, an error, not a tic-tac-toe move
+        #expect(player.await("error", timeout: 3)?["code"] as? String == "bad-command")
+        player.send("lobby")
+        let left = watcher.await("sphere-left", timeout: 3)
+        #expect(left?["id"] as? String == id && left?["reason"] as? String == "left")
+        #expect(player.await("field-stats", timeout: 3) != nil)
+        #expect(player.await("notice", timeout: 3)?["message"] as? String == "back in the lobby")
+        player.send("peers")  // tic-tac-toe's commands again
+        #expect(player.await("peers", timeout: 3) != nil)
+        // Again within the 10 s a FIELD_LEAVE is remembered: the sequence carries on, so it counts.
+        player.send("field")
+        #expect(player.await("field", timeout: 5) != nil)
+        #expect(watcher.awaitSphere(id, timeout: 5)?["x"] as? Int == 10)
+        player.send("quit")
+        #expect(watcher.await("sphere-left", timeout: 3)?["reason"] as? String == "left")
+        #expect(player.waitExit() == 0)
+        watcher.closeInput()
+        #expect(watcher.waitExit() == 0)
     }
 }
 

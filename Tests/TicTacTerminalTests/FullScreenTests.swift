@@ -117,6 +117,18 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(g.key(.char("q")) == .quit)
     }
 
+    @Test func fOpensTheFieldFromTheLobbyOnlyWhenTheDaemonServesIt() {
+        var m = FullScreenModel(color: false)
+        #expect(m.key(.char("f")) == nil)
+        #expect(!screen(m).joined().contains("f field"))
+        m.offersField = true
+        #expect(m.key(.char("f")) == .field && m.key(.char("F")) == .field)
+        #expect(screen(m).last?.contains("f field") == true)
+        var g = gameModel()
+        g.offersField = true
+        #expect(g.key(.char("f")) != .field, "not during a game")
+    }
+
     @Test func peersSortedAndSelectionInvites() {
         var m = FullScreenModel(color: false)
         let zed = peer("zed", 3), alice = peer("Alice", 2), carol = peer("carol", 4)

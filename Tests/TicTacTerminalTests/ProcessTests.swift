@@ -14,9 +14,11 @@ final class TicTacProcess {
 
     init(_ args: [String]) throws {
         process.executableURL = CLITests.binary
-        // These tests name their peers with --connect; discovery (other tests' daemons in the
-        // same namespace, by broadcast and by its private Avahi) is tested on its own.
+        // Tests that name their peers with --connect keep discovery off: other tests' daemons
+        // share the namespace (and its private Avahi). A test that wants discovery gives its own
+        // --discovery-port, so it meets only its own daemons.
         let quiet = ["play", "bot"].contains(args.first ?? "") && !args.contains("--local")
+            && !args.contains("--discovery-port")
         process.arguments = args + (quiet ? ["--no-broadcast", "--no-dnssd"] : [])
         process.standardInput = stdin
         process.standardOutput = stdout
