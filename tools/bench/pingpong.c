@@ -11,7 +11,7 @@
  *   pingpong client N WARMUP BLOCK TARGET...
  *       TARGET is echo:PORT (sends the 17-byte MOVE frame of Protocol.md §6 and expects the same
  *       17 bytes back: the C server above, or `tictac-bench echo`) or daemon:PORT (handshakes
- *       with a tictac daemon by HELLO, then sends PING(nonce), 23 bytes, and expects PONG(nonce):
+ *       with a tictac daemon by HELLO and PROOF (Ed25519 through OpenSSL's libcrypto), then sends PING(nonce), 23 bytes, and expects PONG(nonce):
  *       the daemon's decode -> DaemonCore -> encode -> send path).
  *       WARMUP untimed round trips per target, then N timed per target; the targets take turns
  *       in blocks of BLOCK, so load from elsewhere on the machine hits all of them alike.
@@ -23,6 +23,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +120,8 @@ struct target {
     uint64_t seq, *t;
 };
 
+static void handshake(int fd);
+
 /* Opens a target ("echo:PORT" or "daemon:PORT"); a daemon is sent HELLO and its HELLO awaited. */
 static void open_target(struct target *g, char *spec, int n) {
     char *colon = strchr(spec, ':');
@@ -129,18 +134,87 @@ static void open_target(struct target *g, char *spec, int n) {
     g->seq = 0;
     g->t = malloc(sizeof(uint64_t) * (size_t)n);
     if (!g->t) die("malloc");
-    if (g->daemon) {
-        /* HELLO: versions 1..1, an instance id, name "bench", capabilities tic-tac-toe. */
-        uint8_t hello[54] = {0x54, 0x54, 0x41, 0x43, 1, 0x01, 0, 0, 0, 0, 0, 0x2a,
-                             1, 0, 1, 1, 2, 0, 1, 1, 3, 0, 16,
-                             0xbe, 0x4c, 0x40, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1,
-                             4, 0, 5, 'b', 'e', 'n', 'c', 'h', 5, 0, 4, 0, 0, 0, 1};
-        uint8_t buf[12 + 16384];
-        write_full(g->fd, hello, sizeof hello);
-        if (read_frame(g->fd, buf) == 0 || buf[5] != 0x01) {
-            fprintf(stderr, "pingpong: no HELLO from the daemon\n");
-            exit(1);
-        }
+    if (g->daemon) handshake(g->fd);
+}
+
+/* Appends a TLV field (Protocol.md §3). */
+static size_t tlv(uint8_t *p, uint8_t tag, const void *v, uint16_t n) {
+    p[0] = tag; p[1] = (uint8_t)(n >> 8); p[2] = (uint8_t)n;
+    memcpy(p + 3, v, n);
+    return 3 + (size_t)n;
+}
+
+/* Writes a frame: the 12-byte header (Protocol.md §2), version 1, then the payload. */
+static void send_frame(int fd, uint8_t type, const uint8_t *payload, size_t n) {
+    uint8_t f[12 + 512] = {0x54, 0x54, 0x41, 0x43, 1, type, 0, 0,
+                           (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
+    memcpy(f + 12, payload, n);
+    write_full(fd, f, 12 + n);
+}
+
+/* Finds field `tag` of `size` bytes in a frame's payload; NULL when absent. */
+static const uint8_t *field(const uint8_t *frame, size_t len, uint8_t tag, uint16_t size) {
+    size_t i = 12;
+    while (i + 3 <= len) {
+        uint16_t n = (uint16_t)(frame[i + 1] << 8 | frame[i + 2]);
+        if (i + 3 + n > len) return NULL;
+        if (frame[i] == tag && n == size) return frame + i + 3;
+        i += 3 + n;
+    }
+    return NULL;
+}
+
+/* The handshake of Protocol.md §4 as the dialler: HELLO with a fresh Ed25519 key and nonce,
+ * the daemon's HELLO, our PROOF over the 80-byte transcript, then the daemon's PROOF. */
+static void handshake(int fd) {
+    EVP_PKEY *key = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
+    uint8_t pub[32], id[16], nonce[16], digest[32], label[] = "tictac-instance-id-v1";
+    size_t publen = sizeof pub;
+    if (!key || !EVP_PKEY_get_raw_public_key(key, pub, &publen) || RAND_bytes(nonce, 16) != 1) die("ed25519 key");
+    SHA256_CTX c;
+    SHA256_Init(&c);
+    SHA256_Update(&c, label, 21);
+    SHA256_Update(&c, pub, 32);
+    SHA256_Final(digest, &c);
+    memcpy(id, digest, 16);
+    uint8_t hello[128], v = 1, caps[4] = {0, 0, 0, 1};
+    size_t n = 0;
+    n += tlv(hello + n, 1, &v, 1);
+    n += tlv(hello + n, 2, &v, 1);
+    n += tlv(hello + n, 3, id, 16);
+    n += tlv(hello + n, 4, "bench", 5);
+    n += tlv(hello + n, 5, caps, 4);
+    n += tlv(hello + n, 6, pub, 32);
+    n += tlv(hello + n, 7, nonce, 16);
+    send_frame(fd, 0x01, hello, n);
+    uint8_t buf[12 + 16384];
+    size_t got = read_frame(fd, buf);
+    const uint8_t *their_id = got ? field(buf, got, 3, 16) : NULL, *their_nonce = got ? field(buf, got, 7, 16) : NULL;
+    if (!got || buf[5] != 0x01 || !their_id || !their_nonce) {
+        fprintf(stderr, "pingpong: no HELLO from the daemon\n");
+        exit(1);
+    }
+    uint8_t transcript[80], sig[64];
+    size_t siglen = sizeof sig;
+    memcpy(transcript, "tictac-proof-v1", 15);
+    transcript[15] = 1;
+    memcpy(transcript + 16, id, 16);
+    memcpy(transcript + 32, nonce, 16);
+    memcpy(transcript + 48, their_id, 16);
+    memcpy(transcript + 64, their_nonce, 16);
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    if (!md || EVP_DigestSignInit(md, NULL, NULL, NULL, key) != 1 ||
+        EVP_DigestSign(md, sig, &siglen, transcript, sizeof transcript) != 1) die("ed25519 sign");
+    EVP_MD_CTX_free(md);
+    EVP_PKEY_free(key);
+    uint8_t proof[67];
+    send_frame(fd, 0x06, proof, tlv(proof, 1, sig, 64));
+    for (;;) { /* the daemon's PROOF (a PING may come first) */
+        got = read_frame(fd, buf);
+        if (!got) { fprintf(stderr, "pingpong: the daemon closed during the handshake\n"); exit(1); }
+        if (buf[5] == 0x06) return;
+        if (buf[5] == 0x03) { buf[5] = 0x04; write_full(fd, buf, got); continue; }
+        if (buf[5] == 0x02) { fprintf(stderr, "pingpong: the daemon refused the handshake\n"); exit(1); }
     }
 }
 
