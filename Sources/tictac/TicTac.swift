@@ -49,6 +49,10 @@ struct DaemonOptions: ParsableArguments {
                                valueName: "seconds"))
     var peerTimeout = 5
 
+    @Option(help: ArgumentHelp("Connections at most from one address (1-65536); one more is told ERROR busy.",
+                               valueName: "n"))
+    var maxLinksPerAddress = 32
+
     @Option(help: ArgumentHelp("""
         Keep this daemon's key (and so its instance id) in FILE: read it, or create it \
         (mode 0600) when missing. Suggested: $XDG_STATE_HOME/tictac/identity \
@@ -74,6 +78,9 @@ struct DaemonOptions: ParsableArguments {
             throw ValidationError("--seed is a test option (a seeded identity is guessable); it needs TICTAC_TEST_SEED_OK=1")
         }
         if let name { _ = try checked(try DisplayName(name)) }
+        guard (1...65536).contains(maxLinksPerAddress) else {
+            throw ValidationError("--max-links-per-address must be 1 to 65536")
+        }
         guard (2...300).contains(peerTimeout) else {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
         }
@@ -111,7 +118,9 @@ struct DaemonOptions: ParsableArguments {
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
-        return try checked(Daemon(reactor: reactor, config: config, port: port))
+        let daemon = try checked(Daemon(reactor: reactor, config: config, port: port))
+        daemon.maxLinksPerAddress = maxLinksPerAddress
+        return daemon
     }
 
     /// Labels of the forked random streams (`RandomSource.fork`): what discovery or an identity
