@@ -58,7 +58,9 @@ public struct CapturedConnection: Sendable {
 public struct TCPStreams {
     public private(set) var connections: [CapturedConnection] = []
     private var current: [Set<Endpoint>: Int] = [:]
-    private var sides: [Int: (client: Direction, server: Direction)] = [:]
+    /// Each connection's two directions, by the same index as `connections` (appended together,
+    /// so every index of one is an index of the other).
+    private var sides: [(client: Direction, server: Direction)] = []
 
     private struct Direction {
         var base: UInt32?
@@ -76,13 +78,13 @@ public struct TCPStreams {
         let key: Set<Endpoint> = [packet.source, packet.destination]
         let opening = seg.has(TCPSegment.syn) && !seg.has(TCPSegment.ack)
         var c: Int
-        if let existing = current[key], !(opening && Self.isUsed(connections[existing], sides[existing]!)) {
+        if let existing = current[key], !(opening && Self.isUsed(connections[existing], sides[existing])) {
             c = existing
         } else {
             c = connections.count
             connections.append(CapturedConnection(client: packet.source, server: packet.destination,
                                                   established: packet.time, establishedPacket: index))
-            sides[c] = (Direction(), Direction())
+            sides.append((Direction(), Direction()))
             current[key] = c
         }
         let fromClient = packet.source == connections[c].client
@@ -91,18 +93,18 @@ public struct TCPStreams {
             connections[c].established = packet.time
             connections[c].establishedPacket = index
         }
-        var dir = fromClient ? sides[c]!.client : sides[c]!.server
+        var dir = fromClient ? sides[c].client : sides[c].server
         var out: [CapturedConnection.Event] = []
         Self.receive(seg, into: &dir, conn: &connections[c], fromClient: fromClient) { kind in
             out.append(.init(time: packet.time, packet: index, fromClient: fromClient, kind: kind))
         }
         connections[c].events += out
-        if fromClient { sides[c]!.client = dir } else { sides[c]!.server = dir }
+        if fromClient { sides[c].client = dir } else { sides[c].server = dir }
     }
 
     /// Counts what never arrived: bytes held behind a gap at the end of the capture.
     public mutating func finish() {
-        for (c, s) in sides {
+        for (c, s) in sides.enumerated() {
             connections[c].missing = (s.client.pending.reduce(0) { $0 + $1.bytes.count },
                                       s.server.pending.reduce(0) { $0 + $1.bytes.count })
         }
