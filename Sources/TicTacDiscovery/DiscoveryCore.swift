@@ -155,13 +155,15 @@ public struct DiscoveryCore {
     private var nextPeriodic: Instant?
     /// An ANNOUNCE owed sooner than the periodic one: a QUERY's answer or a change.
     private var dueSooner: Instant?
-    private var buckets: [String: (tokens: Double, at: Instant)] = [:]
+    /// The per-source token buckets (Protocol.md §7).
+    private var limiter: RateLimiter<String>
 
     public init(local: LocalPresence, config: DiscoveryConfig = DiscoveryConfig(),
                 random: any RandomNumberGenerator) {
         self.local = local
         self.config = config
         self.random = random
+        limiter = RateLimiter(rate: config.ratePerSecond, burst: config.rateBurst, maxSources: config.maxSources)
     }
 
     // MARK: - Queries
@@ -230,7 +232,7 @@ public struct DiscoveryCore {
     /// A datagram arrived on the discovery port from `source` (an address, no port).
     public mutating func received(_ bytes: [UInt8], from source: String, now: Instant) {
         counters.received += 1
-        guard admit(source, now: now) else {
+        guard limiter.admit(source, now: now) else {
             counters.rateLimited += 1
             return
         }
@@ -375,26 +377,6 @@ public struct DiscoveryCore {
         guard peer != entry.shown else { return }
         entries[id]?.shown = peer
         actions.append(.event(entry.shown == nil ? .found(peer) : .updated(peer)))
-    }
-
-    /// The per-source token bucket (Protocol.md §7). Idle sources are forgotten when the table
-    /// is full, so a flood of forged sources costs bounded memory.
-    private mutating func admit(_ source: String, now: Instant) -> Bool {
-        let rate = Double(config.ratePerSecond), burst = Double(config.rateBurst)
-        var bucket = buckets[source] ?? (burst, now)
-        bucket.tokens = min(burst, bucket.tokens + Double((now - bucket.at).nanosecondsValue) / 1e9 * rate)
-        bucket.at = now
-        if buckets[source] == nil, buckets.count >= config.maxSources {
-            buckets = buckets.filter { min(burst, $0.value.tokens + Double((now - $0.value.at).nanosecondsValue) / 1e9 * rate) < burst }
-            if buckets.count >= config.maxSources { return false }
-        }
-        guard bucket.tokens >= 1 else {
-            buckets[source] = bucket
-            return false
-        }
-        bucket.tokens -= 1
-        buckets[source] = bucket
-        return true
     }
 }
 

@@ -47,13 +47,15 @@ public struct FieldCore {
     private var remotes: [SphereKey: Remote] = [:]
     /// FIELD_LEAVEs: the sequence a later datagram must exceed, and until when.
     private var departed: [ID128: (sequence: UInt32, until: Instant)] = [:]
-    private var buckets: [FieldEndpoint: (tokens: Double, at: Instant)] = [:]
+    /// The per-source token buckets (Protocol.md §11).
+    private var limiter: RateLimiter<FieldEndpoint>
     private var actions: [FieldAction] = []
 
     /// - Parameters: `name` is cut to a sphere's short name; `x`, `y` are clamped into the field.
     public init(id: ID128, name: DisplayName, x: Int32, y: Int32, color: RGB, config: FieldConfig = FieldConfig()) {
         self.id = id
         self.config = config
+        limiter = RateLimiter(rate: config.receiveRate, burst: config.receiveBurst, maxSources: config.maxSources)
         self.name = Sphere.shortName(name)
         local = FieldSphere(key: .peer(id), name: self.name.value, x: Self.clamp(x), y: Self.clamp(y), color: color)
     }
@@ -154,7 +156,7 @@ public struct FieldCore {
     /// A datagram arrived on the field socket.
     public mutating func received(_ bytes: [UInt8], from source: FieldEndpoint, now: Instant) {
         counters.received += 1
-        guard admit(source, now: now) else { return counters.rateLimited += 1 }
+        guard limiter.admit(source, now: now) else { return counters.rateLimited += 1 }
         if LegacySphere.looksLegacy(bytes) { return receivedOriginal(bytes, from: source, now: now) }
         let message: Message
         do {
@@ -269,30 +271,5 @@ public struct FieldCore {
         let sphere = FieldSphere(key: key, name: source.description, x: Self.clamp(p.x), y: Self.clamp(p.y),
                                  color: RGB(p.red, p.green, p.blue))
         update(sphere, sequence: nil, now: now)
-    }
-
-    /// The per-source token bucket. When the table is full, sources whose buckets have refilled
-    /// are forgotten; if none has, the newcomer is refused (a flood of forged sources costs
-    /// bounded memory).
-    private mutating func admit(_ source: FieldEndpoint, now: Instant) -> Bool {
-        let rate = Double(config.receiveRate), burst = Double(config.receiveBurst)
-        func refilled(_ b: (tokens: Double, at: Instant)) -> Double {
-            min(burst, b.tokens + Double((now - b.at).components.seconds) * rate
-                + Double((now - b.at).components.attoseconds) / 1e18 * rate)
-        }
-        if buckets[source] == nil, buckets.count >= config.maxSources {
-            buckets = buckets.filter { refilled($0.value) < burst }
-            if buckets.count >= config.maxSources { return false }
-        }
-        var bucket = buckets[source] ?? (burst, now)
-        bucket.tokens = refilled(bucket)
-        bucket.at = now
-        guard bucket.tokens >= 1 else {
-            buckets[source] = bucket
-            return false
-        }
-        bucket.tokens -= 1
-        buckets[source] = bucket
-        return true
     }
 }
