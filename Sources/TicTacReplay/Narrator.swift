@@ -183,19 +183,24 @@ struct GameTracker {
                 return [("bad-move", [("cell", .int(Int(cell) + 1))], "\(who): MOVE \(Int(cell) + 1) is not legal here", true)]
             }
             board = b
-            let cells = String(b.cells.map { $0 == .empty ? "." : $0 == .o ? "O" : "X" })
-            var told: [Told] = [("move", [("cell", .int(Int(cell) + 1)), ("piece", .string(String(piece.symbol))), ("cells", .string(cells))],
-                                 "\(who): MOVE \(Int(cell) + 1) (\(piece.symbol))  board \(cells)", false)]
+            let cells = String(b.cells.map(Self.symbol))
+            let (row, col) = (Int(cell) / b.size.cols + 1, Int(cell) % b.size.cols + 1)
+            // A small board fits on the move's line, row by row; a large one is drawn once, at the end.
+            let shown = b.size.cols <= Self.inlineColumns ? "  board \(Self.rows(of: b).joined(separator: "/"))" : ""
+            var told: [Told] = [("move", [("cell", .int(Int(cell) + 1)), ("row", .int(row)), ("col", .int(col)),
+                                          ("piece", .string(String(piece.symbol))), ("cells", .string(cells))],
+                                 "\(who): MOVE \(Int(cell) + 1) (\(piece.symbol), row \(row) col \(col))\(shown)", false)]
+            let grid = b.size.cols <= Self.inlineColumns ? "" : "\n" + Self.rows(of: b).map { "        " + $0 }.joined(separator: "\n")
             switch b.outcome(after: Int(cell)) {
             case .inProgress: break
             case let .won(line):
                 finished = true
                 told.append(("game-over", [("result", .string("won")), ("winner", .string(String(piece.symbol))), ("by", .string(who)),
                                            ("line", .array(line.cells.map { .int($0 + 1) }))],
-                             "game over: \(piece.symbol) (\(who)) wins along \(line.cells.map { $0 + 1 })", false))
+                             "game over: \(piece.symbol) (\(who)) wins along \(line.cells.map { $0 + 1 })\(grid)", false))
             case .draw:
                 finished = true
-                told.append(("game-over", [("result", .string("draw"))], "game over: a draw (Cat Wins!)", false))
+                told.append(("game-over", [("result", .string("draw"))], "game over: a draw (Cat Wins!)\(grid)", false))
             }
             return told
         case .resign, .timeUp:
@@ -206,6 +211,17 @@ struct GameTracker {
                      "game over: \(who) \(why)", false)]
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             return [("misplaced", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) belongs in a datagram", true)]
+        }
+    }
+
+    /// Boards up to this many columns are shown on each move's line.
+    static let inlineColumns = 5
+
+    static func symbol(_ piece: Piece) -> Character { piece == .empty ? "." : piece == .o ? "O" : "X" }
+
+    static func rows(of board: Board) -> [String] {
+        stride(from: 0, to: board.cells.count, by: board.size.cols).map {
+            String(board.cells[$0..<$0 + board.size.cols].map(symbol))
         }
     }
 }
