@@ -26,6 +26,8 @@ public final class FullScreenFront: Front {
     private let terminal = RawTerminal()
     private var reactor: Reactor?
     private var renderPending = false
+    /// Ticks the rematch countdown once a second while one runs.
+    private var countdownTimer: Reactor.TimerID?
     private var started: Bool { terminal.started }
 
     /// Offer the collaborative field in the lobby (`f`).
@@ -59,12 +61,27 @@ public final class FullScreenFront: Front {
     public func show(_ event: OutputEvent) {
         model.apply(event)
         setNeedsRender()
+        scheduleCountdown()
     }
 
     /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
     public func stop() {
+        if let countdownTimer { reactor?.cancel(countdownTimer) }
+        countdownTimer = nil
         terminal.stop()
         reactor = nil
+    }
+
+    /// One tick a second while the model counts down to the next game.
+    private func scheduleCountdown() {
+        guard countdownTimer == nil, let reactor, (model.countdown ?? 0) > 0 else { return }
+        countdownTimer = reactor.schedule(after: .seconds(1)) { [weak self] in
+            guard let self else { return }
+            countdownTimer = nil
+            model.tick()
+            setNeedsRender()
+            scheduleCountdown()
+        }
     }
 
     // MARK: - Input
@@ -106,7 +123,7 @@ public final class FullScreenFront: Front {
     // MARK: - Environment
 
     /// This host's IPv4 addresses and global IPv6 addresses, loopback left out (for the title).
-    static func hostAddresses() -> [String] {
+    public static func hostAddresses() -> [String] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }

@@ -45,6 +45,11 @@ public struct LocalMatch {
         do {
             switch command {
             case let .move(n): try human.handle(.localMove(n - 1), now: now)
+            case let .moveAt(ref):
+                switch CellName.resolve(ref, on: human.size) {
+                case let .success(n): try human.handle(.localMove(n - 1), now: now)
+                case let .failure(e): output.append(.error(code: "illegal-move", message: e.description))
+                }
             case .new:
                 try human.handle(.localNewGame, now: now)
                 // The bot joins a rematch the player asks for at once instead of waiting 3 s.
@@ -54,7 +59,7 @@ public struct LocalMatch {
                 return events
             case .resign: try human.handle(.localResign, now: now)
             case .help: output.append(.help(Command.helpText))
-            case .quit: break
+            case .quit, .interrupt: break
             case .peers, .invite, .accept, .decline, .cancel, .lobby, .field, .connect:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }

@@ -235,3 +235,41 @@ import TicTacTime
         #expect(v.status == 0 && v.out.hasPrefix("tictac "))
     }
 }
+
+@Suite struct CellNameTests {
+    @Test func namesAndParsing() throws {
+        let size = try BoardSize(rows: 15, cols: 15, k: 5)
+        #expect(CellName.name(0, on: size) == "a1")
+        #expect(CellName.name(11 * 15 + 2, on: size) == "c12")
+        #expect(CellName.name(224, on: size) == "s15") // l, n, q, r are skipped: they are keys
+        #expect(CellName.parse("C12") == CellName.Ref(col: 2, row: 11))
+        for bad in ["c", "c0", "c21", "l3", "q1", "r2", "n4", "c123", "3c", "c-1", "cc1", "y1"] {
+            #expect(CellName.parse(bad) == nil, "\(bad)")
+        }
+        #expect(CellName.Ref(col: 2, row: 11).cell(on: size) == 167)
+        #expect(CellName.Ref(col: 3, row: 0).cell(on: .classic) == nil)
+    }
+
+    @Test func plainModeTakesNamesBesideNumbers() throws {
+        #expect(try Command.parse("move c7") == .moveAt(CellName.Ref(col: 2, row: 6)))
+        #expect(try Command.parse("C7") == .moveAt(CellName.Ref(col: 2, row: 6)))
+        #expect(try Command.parse("m b2") == .moveAt(CellName.Ref(col: 1, row: 1)))
+        #expect(try Command.parse("move 12") == .move(12))
+        #expect(throws: Command.ParseError.self) { try Command.parse("move c0") }
+    }
+
+    @Test func aLocalGamePlaysANamedCell() throws {
+        let size = try BoardSize(rows: 4, cols: 4, k: 3)
+        for seed in UInt64(0)..<20 {
+            var m = LocalMatch(size: size, level: .random, rng: SplitMix64(seed: seed))
+            _ = m.start(now: .zero)
+            guard m.human.state == .myTurn, m.human.board.cells[9] == .empty else { continue }
+            _ = m.command(.moveAt(CellName.Ref(col: 1, row: 2)), now: .zero) // b3 = cell 10
+            #expect(m.human.board.cells[9] == m.human.piece)
+            let out = m.command(.moveAt(CellName.Ref(col: 1, row: 5)), now: .zero) // b6: no such row
+            #expect(out.contains { if case let .error(code, message) = $0 { code == "illegal-move" && message.contains("b6") } else { false } })
+            return
+        }
+        Issue.record("no seed let the player move first")
+    }
+}
