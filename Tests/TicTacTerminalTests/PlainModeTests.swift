@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TicTacEngine
 import TicTacWire
@@ -233,6 +234,74 @@ import TicTacTime
         #expect(t.status != 0 && t.err.contains("--peer-timeout must be 2 to 300 seconds"))
         let v = try run(["--version"], input: "")
         #expect(v.status == 0 && v.out.hasPrefix("tictac "))
+    }
+
+    /// Usage errors name the valid range, also for negative numbers (not "Missing value").
+    @Test func numbersOutOfRangeNameTheRange() throws {
+        let cases: [([String], String)] = [
+            (["bot", "--port", "99999"], "--port must be 0 to 65535"),
+            (["bot", "--port", "-1"], "--port must be 0 to 65535"),
+            (["bot", "--max-games", "-3"], "--max-games must be 1 or more"),
+            (["play", "--rows", "-3"], "out of range"),
+            (["peers", "--discovery-port", "70000"], "--discovery-port must be 1 to 65535"),
+            (["play", "--local", "--port", "50000"], "--local plays without a network"),
+        ]
+        for (args, message) in cases {
+            let r = try run(args, input: "")
+            #expect(r.status == 64, "\(args): \(r.status)")
+            #expect(r.err.contains(message), "\(args): \(r.err)")
+            #expect(!r.err.contains("Missing value"), "\(args): \(r.err)")
+        }
+    }
+
+    /// A failure while running is one plain line and a sysexits status, not a usage error.
+    @Test func aPortInUseIsOneLineAndUnavailable() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = 0 // INADDR_ANY, as the daemon binds
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        let r = try run(["bot", "--port", "\(port)", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(r.status == 69, "EX_UNAVAILABLE, got \(r.status): \(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.err)")
+        #expect(lines.first?.hasPrefix("tictac: cannot listen on TCP port \(port): ") == true, "\(r.err)")
+        #expect(!r.err.contains("Usage"))
+    }
+
+    /// Ctrl-C (SIGINT) leaves cleanly with the shell's status for an interrupt, 130; q with 0.
+    @Test func interruptExits130() throws {
+        let p = try TicTacProcess(["play", "--local", "--json", "--level", "random"])
+        #expect(p.await("game-started") != nil)
+        p.process.interrupt()
+        #expect(p.waitExit() == 130)
+        let q = try run(["play", "--local", "--plain", "--level", "random"], input: "q\n")
+        #expect(q.status == 0)
+    }
+
+    /// The headless bot says it runs, with its name and port, without --json.
+    @Test func theBotSaysWhereItListens() throws {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = ["bot", "--name", "botty", "--no-broadcast", "--no-dnssd"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        // Waits at most 10 s: a bot that says nothing fails here instead of hanging the test.
+        var ready = pollfd(fd: out.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 10_000) == 1, "the bot printed nothing")
+        let first = ready.revents != 0 ? String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) : ""
+        #expect(first.hasPrefix("bot botty ("), "\(first)")
+        #expect(first.contains("listening on ") && first.contains(", port "), "\(first)")
     }
 }
 
