@@ -247,6 +247,11 @@ func running<T>(_ status: SysExit, _ what: String?, _ body: @autoclosure () thro
     }
 }
 
+/// A failure told in one line.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+}
+
 /// Ctrl-C (SIGINT, or the key in the full screen) ends with 128 + SIGINT, as shells expect.
 let interruptedStatus = ExitCode(128 + SIGINT)
 
@@ -537,6 +542,10 @@ struct ReplayCommand: ParsableCommand {
     var json = false
 
     func run() throws {
+        if access(file, R_OK) != 0 {
+            let why = String(cString: strerror(errno))
+            _ = try running(.noInput, "cannot open \(file)", { throw Failure(description: why) }())
+        }
         let bytes = try running(.noInput, nil, readWholeFile(file))
         let capture = try running(.dataErr, file, Capture(pcap: bytes))
         let stories = Narrator.tell(capture)
