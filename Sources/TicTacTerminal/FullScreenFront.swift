@@ -38,8 +38,10 @@ public final class FullScreenFront: Front {
 
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
-    public init(color: Bool) {
+    /// - Parameter hotSeat: two people at one keyboard (`play --local --hotseat`).
+    public init(color: Bool, hotSeat: Bool = false) {
         model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
+        model.hotSeat = hotSeat
     }
 
     deinit { stop() }

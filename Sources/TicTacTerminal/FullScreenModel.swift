@@ -187,7 +187,7 @@ struct FullScreenModel {
             carriedNote = nil
         case let .rolls(yours, theirs, moveTime):
             let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
-            rolls = "You rolled \(yours), \(opponent.name) rolled \(theirs); \(clock)"
+            rolls = "\(hotSeat ? "\(Self.playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
         case let .timeUp(yours, clock):
             notice = Notice(text: OutputFormatter.timeUpText(yours: yours, clock: clock, opponent: opponent.name), tone: .alert)
         case .yourTurn:
@@ -228,9 +228,28 @@ struct FullScreenModel {
 
     // MARK: - Status
 
-    /// The game's status line, in the seed's words.
+    /// Two people at one keyboard (`play --local --hotseat`): the screen speaks of "Player 1"
+    /// (our side) and "Player 2" instead of "you" and "the opponent".
+    var hotSeat = false
+    static let playerOne = "Player 1"
+
+    /// The game's status line, in the seed's words (in a hot-seat game, the players' names).
     var statusText: String? {
         guard let game else { return nil }
+        if hotSeat {
+            let one = "\(Self.playerOne) (\(game.piece.symbol))", two = "\(game.opponent.name) (\(game.piece.opponent.symbol))"
+            switch game.phase {
+            case .rolling: return "Rolling dice\(ellipsis)"
+            case .yourTurn: return "\(one) to move"
+            case .opponentTurn: return "\(two) to move"
+            case let .over(result, _, resigned):
+                switch result {
+                case .won: return "\(Self.playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
+                case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(Self.playerOne) resigned)" : "")
+                case .draw: return "Cat Wins!"
+                }
+            }
+        }
         switch game.phase {
         case .rolling: return "Rolling dice\(ellipsis)"
         case .yourTurn: return "Your Turn"

@@ -117,13 +117,15 @@ extension FullScreenModel {
 
     private func gameTop(width: Int) -> [ScreenLine] {
         guard let game else { return [] }
-        var info = ScreenLine(Self.margin + "You: ")
+        var info = ScreenLine(Self.margin + (hotSeat ? "\(Self.playerOne): " : "You: "))
         info.add(String(game.piece.symbol), style(of: game.piece))
-        info.add("    Opponent: \(clip(game.opponent.name, 32)) ")
+        info.add(hotSeat ? "    \(clip(game.opponent.name, 32)): " : "    Opponent: \(clip(game.opponent.name, 32)) ")
         info.add(String(game.piece.opponent.symbol), style(of: game.piece.opponent))
         let size = game.size
         info.add("    \(size.rows)x\(size.cols), \(size.k) in a row", .dim)
-        let score = ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
+        let score = hotSeat
+            ? ScreenLine(Self.margin + "Score: \(Self.playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
+            : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
         return [titleLine(), info, score, ScreenLine()]
     }
 
@@ -207,7 +209,7 @@ extension FullScreenModel {
 
     /// The winning line's look: green when we won, red when we lost (never green for a loss).
     private func winStyle(_ game: Game) -> TextStyle {
-        if case .over(.lost, _, _) = game.phase { return .lose }
+        if !hotSeat, case .over(.lost, _, _) = game.phase { return .lose }
         return .win
     }
 
@@ -246,8 +248,8 @@ extension FullScreenModel {
             let style: TextStyle = switch game.phase {
             case .rolling: .warn
             case .yourTurn: .good
-            case .opponentTurn: .bold
-            case let .over(result, _, _): result == .won ? .good : result == .lost ? .bad : .warn
+            case .opponentTurn: hotSeat ? .good : .bold
+            case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn
             }
             var line = ScreenLine(Self.margin)
             line.add(status, style)

@@ -277,6 +277,9 @@ struct Play: ParsableCommand {
     @Option(help: "With --local, the bot's level: random, easy, good or perfect.")
     var level: BotLevel = .perfect
 
+    @Flag(help: "With --local, two people at this keyboard instead of the bot (full screen only).")
+    var hotseat = false
+
     @Flag(help: "Plain line mode: one command in, one event out per line.")
     var plain = false
 
@@ -293,6 +296,8 @@ struct Play: ParsableCommand {
 
     func validate() throws {
         if local, !options.connect.isEmpty { throw ValidationError("--local plays without a network; drop --connect") }
+        if hotseat, !local { throw ValidationError("--hotseat is a game at one keyboard: add --local") }
+        if hotseat, plain || json { throw ValidationError("--hotseat shares the full screen: drop --plain and --json") }
         if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
             throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
@@ -304,8 +309,11 @@ struct Play: ParsableCommand {
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
         let logNotice = try options.bootstrapLogging(screen: terminal)
         if local {
+            if hotseat, !terminal {
+                throw ValidationError("--hotseat shares the full screen: standard input and output must be a terminal")
+            }
             let match = LocalMatch(size: size, level: level, rng: options.randomSource.makeGenerator(),
-                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime))
+                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime), hotSeat: hotseat)
             let runner = try running(.osErr, nil, LocalGameRunner(match: match, front: makeFront(terminal: terminal)))
             try running(.osErr, nil, runner.run())
             if runner.interrupted { throw interruptedStatus }
@@ -336,7 +344,7 @@ struct Play: ParsableCommand {
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
     private func makeFront(terminal: Bool) -> Front {
-        terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil) : PlainFront(json: json)
+        terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil, hotSeat: hotseat) : PlainFront(json: json)
     }
 }
 

@@ -342,3 +342,43 @@ import TicTacTime
         Issue.record("no seed let the player move first")
     }
 }
+
+@Suite struct HotSeatTests {
+    /// Two people at one keyboard: each move goes to the side to move, nobody moves by itself,
+    /// and the game ends as one game between the two.
+    @Test func bothSidesMoveFromTheSameKeyboard() throws {
+        var m = LocalMatch(level: .perfect, rng: SplitMix64(seed: 5), hotSeat: true)
+        #expect(m.opponent.name == "Player 2")
+        var out = m.start(now: .zero)
+        #expect(m.human.state == .myTurn || m.botSide.state == .myTurn)
+        let before = m.human.board.emptyCells.count
+        #expect(before == 9, "nobody moved by itself")
+        // Row-major cells 1, 2, 3, 4, 5, 6, 7 in turn: the first mover gets 1, 3, 5, 7 (a diagonal).
+        let first = m.human.state == .myTurn ? m.human.piece : m.human.piece.opponent
+        for cell in 1...7 {
+            out = m.command(.move(cell), now: .zero)
+            #expect(!out.contains { if case .error = $0 { true } else { false } }, "\(cell): \(out)")
+        }
+        let over = out.compactMap { e -> GameResult? in
+            if case let .game(.gameOver(result, _, _), _) = e { return result } else { return nil }
+        }
+        #expect(over == [first == m.human.piece ? .won : .lost])
+        #expect(m.human.board == m.botSide.board)
+    }
+
+    @Test func theScreenNamesBothPlayers() {
+        let two = Opponent(id: ID128(high: 9, low: 9), name: "Player 2")
+        var m = FullScreenModel(color: true, unicode: true)
+        m.hotSeat = true
+        m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: two))
+        m.apply(.game(.opponentTurn, opponent: two))
+        #expect(m.statusText == "Player 2 (O) to move")
+        m.apply(.game(.yourTurn, opponent: two))
+        #expect(m.statusText == "Player 1 (X) to move")
+        m.apply(.game(.gameOver(result: .lost, line: [0, 1, 2], resigned: false), opponent: two))
+        #expect(m.statusText == "Player 2 Won!")
+        let raw = m.lines(width: 80, height: 24).joined()
+        #expect(raw.contains("Player 1: ") && raw.contains("Player 2: "))
+        #expect(!raw.contains("\u{1B}[1;37;41m"), "no loser's red: one of the two players won")
+    }
+}
