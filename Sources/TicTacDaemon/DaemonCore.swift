@@ -349,8 +349,19 @@ public struct DaemonCore {
         switch command {
         case let .invite(who):
             let peer = try findPeer(who)
-            if config.bot == nil, isBusy(except: nil) || !dialing.isEmpty {
-                throw dialing[peer.id] != nil ? .alreadyInvited : .busy
+            if config.bot == nil {
+                // Inviting the peer whose invitation waits for our answer is saying yes to it:
+                // two players who invite each other play (Protocol.md §6, INVITE).
+                if let link = links.values.first(where: { $0.peer?.id == peer.id && $0.incomingInvite != nil && !$0.closing }),
+                   let invite = link.incomingInvite {
+                    accept(link.id, gameID: invite.id, size: invite.size, now: now)
+                    break
+                }
+                if links.values.contains(where: { $0.outgoingInvite != nil }) || !dialing.isEmpty { throw .alreadyInvited }
+                if let waiting = links.values.first(where: { $0.incomingInvite != nil })?.peer {
+                    throw .answerFirst(waiting.name)
+                }
+                if isBusy(except: nil) { throw .busy }
             }
             guard let link = links.values.first(where: { $0.peer?.id == peer.id && $0.announced }) else {
                 // Presence only: dial it; the invitation goes out once the link is up.
@@ -381,8 +392,13 @@ public struct DaemonCore {
             send(link.id, .cancel(gameID: gameID))
             emit(.matchEnded(peer, byUs: true))
         case .cancel:
+            if !dialing.isEmpty, !links.values.contains(where: { $0.outgoingInvite != nil }) {
+                // Still dialling: the invitation is not sent yet, and now never will be.
+                dialing.removeAll()
+                break
+            }
             guard let link = links.values.first(where: { $0.outgoingInvite != nil }),
-                  let invite = link.outgoingInvite else { throw .noInvitation }
+                  let invite = link.outgoingInvite else { throw .nothingToCancel }
             link.outgoingInvite = nil
             link.ignoreGameFrames = true
             send(link.id, .cancel(gameID: invite.id))

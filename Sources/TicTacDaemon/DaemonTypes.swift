@@ -141,8 +141,13 @@ public enum PlayerCommand: Sendable, Equatable {
 public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSuchPeer(String)
     case ambiguous(String, [PeerInfo])
+    /// `accept` or `decline` with no invitation waiting.
     case noInvitation
+    /// `cancel` with no invitation of ours waiting.
+    case nothingToCancel
     case alreadyInvited
+    /// `invite` while another peer's invitation (this name's) waits for our answer.
+    case answerFirst(String)
     case busy
     case notInGame
     case game(LocalActionError)
@@ -151,7 +156,8 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .noSuchPeer: "no-such-peer"
         case .ambiguous: "ambiguous-peer"
-        case .noInvitation: "no-invitation"
+        case .noInvitation, .nothingToCancel: "no-invitation"
+        case .answerFirst: "invitation-waiting"
         case .alreadyInvited: "already-invited"
         case .busy: "busy"
         case .notInGame: "no-game"
@@ -170,7 +176,9 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .ambiguous(s, peers):
             "'\(s.prefix(64))' could be " + peers.map { "\($0.name) (\($0.id.description.prefix(8)))" }.joined(separator: " or ") + ": use the id"
         case .noInvitation: "no invitation to answer"
-        case .alreadyInvited: "an invitation is already waiting for an answer"
+        case .nothingToCancel: "you have no invitation waiting to withdraw"
+        case .alreadyInvited: "your invitation is still waiting for an answer (cancel withdraws it)"
+        case let .answerFirst(name): "answer \(name.prefix(64))'s invitation first (accept or decline)"
         case .busy: "finish the current game first"
         case .notInGame: "no game in progress"
         case let .game(e): e.description

@@ -17,6 +17,8 @@ public final class BotRunner {
     private var signals: SignalSource?
     private var games = 0
     private var leaving = false
+    /// Stopped by SIGINT: the command exits 130 (128 + SIGINT).
+    public private(set) var interrupted = false
 
     /// - Parameter log: one line for the operator's log (stderr), e.g. peers coming and going.
     public init(reactor: Reactor, daemon: Daemon, json: Bool, maxGames: Int?, log: @escaping (String) -> Void) {
@@ -30,11 +32,20 @@ public final class BotRunner {
     /// Runs until a signal, or `maxGames` games.
     public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
         SignalSource.ignoreBrokenPipe()
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
+        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
+            if signal == SIGINT { interrupted = true }
+            quit()
+        }
         daemon.onEvent = { [unowned self] event in handle(event) }
         let config = daemon.core.config
         log("bot \(config.name) (\(config.instanceID)) listening on port \(daemon.port)")
-        if json {
+        if !json {
+            // One line to say it runs and where a player finds it (README "Usage").
+            let addresses = FullScreenFront.hostAddresses()
+            let at = addresses.isEmpty ? "this host" : addresses.joined(separator: ", ")
+            print("bot \(config.name) (\(config.instanceID.description.prefix(8))) listening on \(at), port \(daemon.port)")
+            fflush(nil)
+        } else {
             print(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
             fflush(nil)
         }

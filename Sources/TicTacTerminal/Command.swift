@@ -4,9 +4,13 @@ import TicTacEngine
 public enum Command: Sendable, Equatable {
     /// 1-based cell, row-major from the upper left.
     case move(Int)
+    /// A cell by name, column letter then row (`c7`; CellName), resolved on the board in play.
+    case moveAt(CellName.Ref)
     case new
     case resign
     case quit
+    /// Ctrl-C in the full screen: leave like `quit`, with the exit status of an interrupt (130).
+    case interrupt
     case help
     /// List the peers.
     case peers
@@ -31,7 +35,7 @@ public enum Command: Sendable, Equatable {
     /// Longest line accepted; longer input is refused, never buffered without bound.
     public static let maxLineBytes = 256
 
-    /// Parses `move N` (or a bare `N`), `new`, `resign`, `quit`, `help`, `peers`, `invite NAME|ID`,
+    /// Parses `move N` or `move c7` (or a bare `N` or `c7`), `new`, `resign`, `quit`, `help`, `peers`, `invite NAME|ID`,
     /// `accept`, `decline`, `cancel`. Verbs are case-insensitive; extra blanks are ignored.
     public static func parse(_ line: String) throws(ParseError) -> Command {
         guard line.utf8.count <= maxLineBytes else { throw ParseError(description: "line too long") }
@@ -52,7 +56,7 @@ public enum Command: Sendable, Equatable {
         func cell(_ text: Substring) throws(ParseError) -> Int {
             let most = BoardSize.dimensionRange.upperBound * BoardSize.dimensionRange.upperBound
             guard let n = Int(text), (1...most).contains(n) else {
-                throw ParseError(description: "no cell '\(text.prefix(12))': cells are numbered from 1 to rows x cols")
+                throw ParseError(description: "no cell '\(text.prefix(12))': name a cell by column letter and row (c7) or by number (1 to rows x cols)")
             }
             return n
         }
@@ -60,10 +64,15 @@ public enum Command: Sendable, Equatable {
             guard words.count == 1 else { throw ParseError(description: "'\(verb)' takes no argument") }
             return c
         }
+        /// A cell by name (`c7`) or by number (`12`).
+        func target(_ text: Substring) throws(ParseError) -> Command {
+            if let ref = CellName.parse(text) { return .moveAt(ref) }
+            return .move(try cell(text))
+        }
         switch verb {
         case "move", "m":
-            guard words.count == 2 else { throw ParseError(description: "usage: move N (N = cell number)") }
-            return .move(try cell(words[1]))
+            guard words.count == 2 else { throw ParseError(description: "usage: move c7 (column letter, row number) or move N (cell number)") }
+            return try target(words[1])
         case "new", "n": return try noArgs(.new)
         case "resign", "r": return try noArgs(.resign)
         case "quit", "q", "exit": return try noArgs(.quit)
@@ -83,9 +92,10 @@ public enum Command: Sendable, Equatable {
             if words.count == 1, verb.first.map({ $0.isNumber || $0 == "-" || $0 == "+" }) == true {
                 return .move(try cell(verb))
             }
-            throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move N, new, resign, quit)")
+            if words.count == 1, let ref = CellName.parse(verb) { return .moveAt(ref) }
+            throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move c7, move N, new, resign, quit)")
         }
     }
 
-    public static let helpText = "commands: move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
+    public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
 }

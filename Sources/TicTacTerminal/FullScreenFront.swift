@@ -26,6 +26,8 @@ public final class FullScreenFront: Front {
     private let terminal = RawTerminal()
     private var reactor: Reactor?
     private var renderPending = false
+    /// Ticks the rematch countdown once a second while one runs.
+    private var countdownTimer: Reactor.TimerID?
     private var started: Bool { terminal.started }
 
     /// Offer the collaborative field in the lobby (`f`).
@@ -36,8 +38,10 @@ public final class FullScreenFront: Front {
 
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
-    public init(color: Bool) {
+    /// - Parameter hotSeat: two people at one keyboard (`play --local --hotseat`).
+    public init(color: Bool, hotSeat: Bool = false) {
         model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
+        model.hotSeat = hotSeat
     }
 
     deinit { stop() }
@@ -59,12 +63,27 @@ public final class FullScreenFront: Front {
     public func show(_ event: OutputEvent) {
         model.apply(event)
         setNeedsRender()
+        scheduleCountdown()
     }
 
     /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
     public func stop() {
+        if let countdownTimer { reactor?.cancel(countdownTimer) }
+        countdownTimer = nil
         terminal.stop()
         reactor = nil
+    }
+
+    /// One tick a second while the model counts down to the next game.
+    private func scheduleCountdown() {
+        guard countdownTimer == nil, let reactor, (model.countdown ?? 0) > 0 else { return }
+        countdownTimer = reactor.schedule(after: .seconds(1)) { [weak self] in
+            guard let self else { return }
+            countdownTimer = nil
+            model.tick()
+            setNeedsRender()
+            scheduleCountdown()
+        }
     }
 
     // MARK: - Input
@@ -106,7 +125,7 @@ public final class FullScreenFront: Front {
     // MARK: - Environment
 
     /// This host's IPv4 addresses and global IPv6 addresses, loopback left out (for the title).
-    static func hostAddresses() -> [String] {
+    public static func hostAddresses() -> [String] {
         var list: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&list) == 0 else { return [] }
         defer { freeifaddrs(list) }

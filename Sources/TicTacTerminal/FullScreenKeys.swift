@@ -9,6 +9,8 @@ enum Key: Sendable, Equatable {
     case escape
     /// Ctrl-C (0x03): raw mode turns off ISIG, so it arrives as a byte, not as SIGINT.
     case interrupt
+    /// Ctrl-Z (0x1A): likewise a byte, not SIGTSTP; RawTerminal suspends on it.
+    case suspend
     /// Backspace (DEL 0x7f, or Ctrl-H 0x08): the address being typed loses a character.
     case backspace
     /// A printable ASCII character, space included.
@@ -112,6 +114,7 @@ struct KeyParser: Sendable {
         defer { lastWasCR = b == 0x0D }
         switch b {
         case 0x03: return .interrupt
+        case 0x1A: return .suspend
         case 0x7F, 0x08: return .backspace
         case 0x0D: return .enter
         case 0x0A: return lastWasCR ? nil : .enter

@@ -37,10 +37,14 @@ struct FullScreenModel {
     enum Tone: Equatable { case info, error, alert }
 
     /// The status message: an optional title line (an alert's "Peer Disconnected!") and a text.
+    /// A notice belongs to the state it tells of and goes with it: one `about` a peer goes when
+    /// that peer is found again or lost, and any goes when a new prompt or game takes the screen.
     struct Notice: Equatable {
         var title: String?
         var text: String
         var tone: Tone
+        /// The peer the notice tells of, if any.
+        var about: ID128? = nil
     }
 
     /// The seed's alert, split into its title and its message.
@@ -100,6 +104,7 @@ struct FullScreenModel {
             for p in list where !peers.contains(where: { $0.id == p.id }) { peers.append(p) }
             sortPeers(keeping: keep)
         case let .peerFound(p), let .peerUpdated(p):
+            if case .peerFound = event, notice?.about == p.id { notice = nil } // back: old news
             let keep = selectedPeer?.id
             peers.removeAll { $0.id == p.id }
             peers.append(p)
@@ -108,6 +113,7 @@ struct FullScreenModel {
             let keep = selectedPeer?.id
             let index = selected
             peers.removeAll { $0.id == p.id }
+            if notice?.about == p.id { notice = nil } // "ben declined" means nothing once ben is gone
             if scoreOpponent == p.id { score = Score() } // gone: the daemon forgets it too
             if keep == p.id {
                 selected = min(index, max(0, peers.count - 1))
@@ -116,23 +122,24 @@ struct FullScreenModel {
             }
             if incoming?.peer.id == p.id {
                 incoming = nil
-                notice = Notice(text: "\(p.name) is gone (\(reason)): the invitation lapsed", tone: .info)
+                notice = Notice(text: "\(p.name) is gone (\(reason)): the invitation lapsed", tone: .info, about: p.id)
             }
             if outgoing?.id == p.id {
                 outgoing = nil
-                notice = Notice(text: "\(p.name) is gone (\(reason))", tone: .info)
+                notice = Notice(text: "\(p.name) is gone (\(reason))", tone: .info, about: p.id)
             }
         case let .invited(p, size):
             incoming = (p, size)
+            notice = nil // a new prompt: what came before is over
         case let .inviteSent(p):
             outgoing = p
             notice = nil
         case let .inviteCancelled(p):
             if incoming?.peer.id == p.id { incoming = nil }
-            notice = Notice(text: "\(p.name) withdrew the invitation", tone: .info)
+            notice = Notice(text: "\(p.name) withdrew the invitation", tone: .info, about: p.id)
         case let .inviteExpired(p):
             if incoming?.peer.id == p.id { incoming = nil }
-            notice = Notice(text: OutputFormatter.inviteExpiredText(p), tone: .info)
+            notice = Notice(text: OutputFormatter.inviteExpiredText(p), tone: .info, about: p.id)
         case let .declined(p, reason):
             if outgoing?.id == p.id { outgoing = nil }
             let text = switch reason {
@@ -141,15 +148,15 @@ struct FullScreenModel {
             case .noAnswer: "No answer from \(p.name)"
             case .unsupported: "\(p.name) cannot play that board"
             }
-            notice = Notice(text: text, tone: .info)
+            notice = Notice(text: text, tone: .info, about: p.id)
         case let .disconnected(p, reason):
             if game == nil || game?.opponent.id == p.id { game = nil }
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
-            notice = Notice(title: Self.disconnectedTitle, text: "\(Self.disconnectedText) (\(p.name): \(reason))", tone: .alert)
+            notice = Notice(title: Self.disconnectedTitle, text: OutputFormatter.disconnectedText(p, reason: reason), tone: .alert, about: p.id)
         case let .matchEnded(p, byUs):
             if game?.opponent.id == p.id { game = nil }
-            notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info)
+            notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info, about: p.id)
         case let .error(_, message):
             notice = Notice(text: message, tone: .error)
         case let .help(text), let .notice(text):
@@ -171,11 +178,16 @@ struct FullScreenModel {
                         phase: first ? .yourTurn : .opponentTurn, lastMove: nil)
             incoming = nil
             outgoing = nil
-            notice = rolls.map { Notice(text: $0, tone: .info) } // shown until the first move
+            cellEntry = nil
+            confirm = nil
+            countdown = nil
+            let said = [carriedNote, rolls].compactMap { $0 }
+            notice = said.isEmpty ? nil : Notice(text: said.joined(separator: ". "), tone: .info) // until the first move
             rolls = nil
+            carriedNote = nil
         case let .rolls(yours, theirs, moveTime):
             let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
-            rolls = "You rolled \(yours), \(opponent.name) rolled \(theirs); \(clock)"
+            rolls = "\(hotSeat ? "\(Self.playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
         case let .timeUp(yours, clock):
             notice = Notice(text: OutputFormatter.timeUpText(yours: yours, clock: clock, opponent: opponent.name), tone: .alert)
         case .yourTurn:
@@ -191,6 +203,8 @@ struct FullScreenModel {
             if notice?.tone != .alert { notice = nil }
         case let .gameOver(result, line, resigned):
             game?.phase = .over(result, line: line ?? [], resigned: resigned)
+            confirm = nil
+            countdown = rematchSeconds
         case let .score(s):
             score = s
             scoreOpponent = opponent.id
@@ -214,9 +228,28 @@ struct FullScreenModel {
 
     // MARK: - Status
 
-    /// The game's status line, in the seed's words.
+    /// Two people at one keyboard (`play --local --hotseat`): the screen speaks of "Player 1"
+    /// (our side) and "Player 2" instead of "you" and "the opponent".
+    var hotSeat = false
+    static let playerOne = "Player 1"
+
+    /// The game's status line, in the seed's words (in a hot-seat game, the players' names).
     var statusText: String? {
         guard let game else { return nil }
+        if hotSeat {
+            let one = "\(Self.playerOne) (\(game.piece.symbol))", two = "\(game.opponent.name) (\(game.piece.opponent.symbol))"
+            switch game.phase {
+            case .rolling: return "Rolling dice\(ellipsis)"
+            case .yourTurn: return "\(one) to move"
+            case .opponentTurn: return "\(two) to move"
+            case let .over(result, _, resigned):
+                switch result {
+                case .won: return "\(Self.playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
+                case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(Self.playerOne) resigned)" : "")
+                case .draw: return "Cat Wins!"
+                }
+            }
+        }
         switch game.phase {
         case .rolling: return "Rolling dice\(ellipsis)"
         case .yourTurn: return "Your Turn"
@@ -232,6 +265,39 @@ struct FullScreenModel {
 
     /// The address being typed after `a` in the lobby (nil when not typing one).
     var addressEntry: String?
+
+    /// A cell's name being typed in a game (`c`, `c1`, `c12`; CellName), nil when none is.
+    private(set) var cellEntry: String?
+
+    /// A key that gives the game away, waiting to be confirmed (the same key again, or y).
+    enum Confirm: Equatable { case resign, newGame }
+    private(set) var confirm: Confirm?
+    /// Said once the next game has started: how the last one ended, if the player ended it.
+    private var carriedNote: String?
+
+    /// Seconds until the next game starts by itself (shown under a finished game), nil when
+    /// none is coming. The front calls `tick()` each second.
+    private(set) var countdown: Int?
+    /// Seconds between games (GameSession's rematch delay: 3 s in the seed).
+    var rematchSeconds = 3
+
+    /// One second has passed.
+    mutating func tick() {
+        if let countdown, countdown > 0 { self.countdown = countdown - 1 }
+    }
+
+    /// The line under a finished game, or a confirmation waiting.
+    var followUpText: String? {
+        switch confirm {
+        case .resign: return "Resign this game? r or y: yes, any other key: no"
+        case .newGame: return "Give up this game and start a new one? n or y: yes, any other key: no"
+        case nil: break
+        }
+        guard let countdown, let game, case .over = game.phase else { return nil }
+        let lobby = me == nil ? "" : "  l: lobby"
+        let when = countdown > 0 ? "New game in \(countdown)\(ellipsis)" : "New game starting\(ellipsis)"
+        return "\(when)  n: now\(lobby)"
+    }
 
     /// The line under the peer list: an invitation to answer, or ours waiting.
     var promptText: String? {
@@ -251,7 +317,9 @@ struct FullScreenModel {
     mutating func key(_ key: Key) -> Command? {
         if addressEntry != nil, game == nil, incoming == nil { return addressKey(key) }
         switch key {
-        case .interrupt, .char("q"), .char("Q"):
+        case .interrupt:
+            return .interrupt
+        case .char("q"), .char("Q"):
             return .quit
         default:
             break
@@ -285,7 +353,20 @@ struct FullScreenModel {
         case .down:
             selected = max(0, min(peers.count - 1, selected + 1))
         case .enter:
-            guard outgoing == nil, let peer = selectedPeer else { return nil }
+            if let incoming {
+                // The invitation on screen waits for y / n: Enter on its sender says yes (the
+                // daemon's rule for invitations that meet), on anyone else it says so.
+                guard selectedPeer?.id == incoming.peer.id else {
+                    notice = Notice(text: "Answer \(incoming.peer.name)'s invitation first: y / n", tone: .error)
+                    return nil
+                }
+                return self.key(.char("y"))
+            }
+            guard let peer = selectedPeer else { return nil }
+            if let outgoing {
+                notice = Notice(text: "Your invitation to \(outgoing.name) is still waiting: c to cancel it", tone: .error)
+                return nil
+            }
             return .invite(peer.id.description)
         case .char("f"), .char("F"):
             if offersField { return .field }
@@ -300,7 +381,7 @@ struct FullScreenModel {
     /// Typing an address: printable characters, Backspace, Enter to connect, Esc to stop.
     private mutating func addressKey(_ key: Key) -> Command? {
         switch key {
-        case .interrupt: return .quit
+        case .interrupt: return .interrupt
         case .escape:
             addressEntry = nil
         case .backspace:
@@ -321,6 +402,18 @@ struct FullScreenModel {
         guard let game else { return nil }
         let size = game.size
         let row = cursor / size.cols, col = cursor % size.cols
+        if cellEntry != nil, let command = entryKey(key, size: size) { return command.command }
+        if let asked = confirm {
+            confirm = nil
+            let again: Character = asked == .resign ? "r" : "n"
+            if key == .char(again) || key == .char(Character(again.uppercased())) || key == .char("y") || key == .char("Y") {
+                if asked == .newGame { carriedNote = "You gave up the last game: it counts as a loss" }
+                return asked == .resign ? .resign : .new
+            }
+            notice = Notice(text: asked == .resign ? "Not resigned: play on" : "No new game: play on", tone: .info)
+            if key == .escape || key == .char("n") || key == .char("N") { return nil }
+        }
+        let inProgress: Bool = switch game.phase { case .over: false; default: true }
         switch key {
         case .up: cursor = max(0, row - 1) * size.cols + col
         case .down: cursor = min(size.rows - 1, row + 1) * size.cols + col
@@ -333,17 +426,76 @@ struct FullScreenModel {
                 cursor = d - 1
                 return .move(d)
             }
+            if let column = CellName.column(c), column < size.cols {
+                // A column letter starts a cell's name (CellName): the row number follows.
+                cellEntry = String(CellName.letter(column))
+                cursor = row * size.cols + column
+                return nil
+            }
             switch c {
-            case "r", "R": return .resign
+            case "r", "R":
+                // One key must not give a game away: ask first (`confirm`).
+                guard inProgress else { return nil }
+                confirm = .resign
+                return nil
             case "l", "L": return me == nil ? nil : .lobby // no lobby in a local game
             case "n", "N":
-                if case .over = game.phase { self.game?.phase = .rolling }
+                if inProgress {
+                    confirm = .newGame
+                    return nil
+                }
+                self.game?.phase = .rolling
+                countdown = nil
                 return .new
-            default: return nil
+            default:
+                if c.isASCII, c.isNumber {
+                    notice = Notice(text: "Name a cell by its column letter, then its row: \(CellName.name(cursor, on: size))", tone: .error)
+                }
+                return nil
             }
-        case .escape, .interrupt, .backspace, .shiftUp, .shiftDown, .shiftLeft, .shiftRight:
+        case .escape, .interrupt, .suspend, .backspace, .shiftUp, .shiftDown, .shiftLeft, .shiftRight:
             return nil // the front passes shifted arrows as plain ones
         }
         return nil
+    }
+
+    /// The answer of `entryKey`: the key was taken, with or without a command.
+    private struct Taken { var command: Command? }
+
+    /// A key while a cell's name is being typed (`cellEntry`): digits add to it and move the
+    /// cursor there, Backspace takes one back, Esc stops, Enter plays the named cell. Nil: the
+    /// key is not part of the name (the entry ends and the key does what it always does).
+    private mutating func entryKey(_ key: Key, size: BoardSize) -> Taken? {
+        guard let entry = cellEntry else { return nil }
+        switch key {
+        case let .char(c) where c.isASCII && c.isNumber:
+            guard entry.count < 3 else { return Taken() }
+            let typed = entry + String(c)
+            guard let ref = CellName.parse(typed), let cell = ref.cell(on: size) else {
+                notice = Notice(text: "No cell \(typed) on this \(size.rows)x\(size.cols) board", tone: .error)
+                return Taken()
+            }
+            cellEntry = typed
+            cursor = cell
+            if notice?.tone == .error { notice = nil }
+            return Taken()
+        case .backspace:
+            cellEntry = entry.count > 1 ? String(entry.dropLast()) : nil
+            return Taken()
+        case .escape:
+            cellEntry = nil
+            return Taken()
+        case .enter, .char(" "):
+            cellEntry = nil
+            guard CellName.parse(entry) != nil else {
+                notice = Notice(text: "Type the row number after \(entry), then Enter", tone: .error)
+                cellEntry = entry
+                return Taken()
+            }
+            return Taken(command: .move(cursor + 1))
+        default:
+            cellEntry = nil
+            return nil
+        }
     }
 }

@@ -8,7 +8,7 @@ import TicTacWire
 /// How a span looks. Colours only when the model's `color` is on; without it, titles and
 /// statuses are bold and the winning line and selected peer are in reverse video.
 enum TextStyle: Equatable {
-    case plain, title, bold, dim, help, o, x, win, cursor, selected, good, bad, warn
+    case plain, title, bold, dim, help, o, x, win, lose, cursor, selected, good, bad, warn
 }
 
 /// A piece of text with one look.
@@ -49,7 +49,7 @@ extension FullScreenModel {
         // under the board. The key help is always the last line.
         let top = game == nil ? lobbyTop() : gameTop(width: width)
         let status = statusLines(width: width)
-        let help = [helpLine()]
+        let help = [helpLine(width: width)]
         let room = max(0, height - top.count - status.count - help.count)
         var rows = top
         if game == nil {
@@ -117,13 +117,15 @@ extension FullScreenModel {
 
     private func gameTop(width: Int) -> [ScreenLine] {
         guard let game else { return [] }
-        var info = ScreenLine(Self.margin + "You: ")
+        var info = ScreenLine(Self.margin + (hotSeat ? "\(Self.playerOne): " : "You: "))
         info.add(String(game.piece.symbol), style(of: game.piece))
-        info.add("    Opponent: \(clip(game.opponent.name, 32)) ")
+        info.add(hotSeat ? "    \(clip(game.opponent.name, 32)): " : "    Opponent: \(clip(game.opponent.name, 32)) ")
         info.add(String(game.piece.opponent.symbol), style(of: game.piece.opponent))
         let size = game.size
         info.add("    \(size.rows)x\(size.cols), \(size.k) in a row", .dim)
-        let score = ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
+        let score = hotSeat
+            ? ScreenLine(Self.margin + "Score: \(Self.playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
+            : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
         return [titleLine(), info, score, ScreenLine()]
     }
 
@@ -136,44 +138,42 @@ extension FullScreenModel {
     }
 
     /// The board: big 3-line cells with a grid when they fit, else one line per row; if even
-    /// that is too big, the part around the cursor.
+    /// that is too big, the part around the cursor. Empty cells show their number on 3 x 3 (the
+    /// seed's 1-9) and their name (CellName: `c7`) on other boards: in the cell when cells are
+    /// big, else as column letters above and row numbers beside the board.
     private func boardRows(width: Int, room: Int) -> [ScreenLine] {
         guard let game, room > 0 else { return [] }
         let size = game.size
         let roomWidth = max(0, width - Self.margin.count)
-        let digits = String(size.cellCount).count
         let winning: Set<Int>
         if case let .over(_, line, _) = game.phase { winning = Set(line) } else { winning = [] }
 
         // Big cells: 5 wide, 3 tall, with grid lines.
-        if digits + 2 <= 5, size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= room {
+        if size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= room {
             return bigBoard(game, winning: winning)
         }
-        // One line per row: numbered cells with a blank between them, numbered cells packed,
-        // or dots.
-        var cellWidth = 3, gap = 0, numbers = false
-        if size.cols * (digits + 3) - 1 <= roomWidth {
-            (cellWidth, gap, numbers) = (digits + 2, 1, true)
-        } else if size.cols * (digits + 2) <= roomWidth {
-            (cellWidth, gap, numbers) = (digits + 2, 0, true)
-        }
-        let visibleCols = max(1, min(size.cols, (roomWidth + gap) / (cellWidth + gap)))
-        var visibleRows = max(1, min(size.rows, room))
+        // One line per row, 3 columns a cell. 3 x 3 keeps its numbers; other boards get axes.
+        let axes = size != .classic
+        let labelWidth = axes ? String(size.rows).count + 1 : 0
+        let visibleCols = max(1, min(size.cols, (roomWidth - labelWidth) / 3))
+        let visibleRows = max(1, min(size.rows, room - (axes ? 1 : 0)))
         let cursorRow = cursor / size.cols, cursorCol = cursor % size.cols
-        var firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
+        let firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
         let firstCol = max(0, min(size.cols - visibleCols, cursorCol - visibleCols / 2))
         var rows: [ScreenLine] = []
-        if visibleRows < size.rows || visibleCols < size.cols, visibleRows > 1 {
-            // Say which part is on screen, at the cost of one board row.
-            visibleRows -= 1
-            firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
-            rows.append(ScreenLine(Self.margin + "rows \(firstRow + 1)-\(firstRow + visibleRows), columns \(firstCol + 1)-\(firstCol + visibleCols) of \(size.rows)x\(size.cols)", .dim))
+        if axes, room > 1 {
+            var header = ScreenLine(Self.margin + String(repeating: " ", count: labelWidth))
+            for c in firstCol..<(firstCol + visibleCols) { header.add(" \(CellName.letter(c)) ", .dim) }
+            rows.append(header)
         }
         for r in firstRow..<(firstRow + visibleRows) {
             var line = ScreenLine(Self.margin)
+            if axes {
+                let label = String(r + 1)
+                line.add(String(repeating: " ", count: labelWidth - 1 - label.count) + label + " ", .dim)
+            }
             for c in firstCol..<(firstCol + visibleCols) {
-                if c > firstCol, gap > 0 { line.add(String(repeating: " ", count: gap)) }
-                line.add(cell(game, r * size.cols + c, width: cellWidth, numbers: numbers, winning: winning, alignRight: numbers))
+                line.add(cell(game, r * size.cols + c, width: 3, label: !axes, winning: winning))
             }
             rows.append(line)
         }
@@ -183,6 +183,7 @@ extension FullScreenModel {
     private func bigBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
         let size = game.size
         let bar = unicode ? "│" : "|", dash = unicode ? "─" : "-", cross = unicode ? "┼" : "+"
+        let fill = winStyle(game)
         var rows: [ScreenLine] = []
         for r in 0..<size.rows {
             for sub in 0..<3 {
@@ -191,9 +192,9 @@ extension FullScreenModel {
                     let i = r * size.cols + c
                     if c > 0 { line.add(bar, .dim) }
                     if sub == 1 {
-                        line.add(cell(game, i, width: 5, numbers: true, winning: winning))
+                        line.add(cell(game, i, width: 5, label: true, winning: winning))
                     } else {
-                        line.add("     ", winning.contains(i) ? .win : .plain)
+                        line.add("     ", winning.contains(i) ? fill : .plain)
                     }
                 }
                 rows.append(line)
@@ -206,23 +207,25 @@ extension FullScreenModel {
         return rows
     }
 
-    /// One cell in `width` columns, centred (or right-aligned): the piece, or the cell number (a
-    /// dot when numbers do not fit); the cursor's cell in brackets.
-    private func cell(_ game: Game, _ i: Int, width: Int, numbers: Bool, winning: Set<Int>, alignRight: Bool = false) -> [Span] {
+    /// The winning line's look: green when we won, red when we lost (never green for a loss).
+    private func winStyle(_ game: Game) -> TextStyle {
+        if !hotSeat, case .over(.lost, _, _) = game.phase { return .lose }
+        return .win
+    }
+
+    /// One cell in `width` columns, centred: the piece, or (`label`) the empty cell's number on
+    /// 3 x 3 and its name elsewhere, else a dot; the cursor's cell in brackets.
+    private func cell(_ game: Game, _ i: Int, width: Int, label: Bool, winning: Set<Int>) -> [Span] {
         let cells = game.board.cells
         let piece = cells.indices.contains(i) ? cells[i] : .empty
         let isWin = winning.contains(i)
-        let text = piece != .empty ? String(piece.symbol) : (numbers ? String(i + 1) : (unicode ? "·" : "."))
-        let contentStyle = isWin ? .win : style(of: piece)
-        let padStyle: TextStyle = isWin ? .win : .plain
+        let name = game.size == .classic ? String(i + 1) : CellName.name(i, on: game.size)
+        let text = piece != .empty ? String(piece.symbol) : (label ? name : (unicode ? "·" : "."))
+        let contentStyle = isWin ? winStyle(game) : style(of: piece)
+        let padStyle: TextStyle = isWin ? winStyle(game) : .plain
         let isCursor = i == cursor && !isOver(game)
         let used = text.count + (isCursor ? 2 : 0)
-        var left = max(0, (width - used) / 2), right = max(0, width - used - left)
-        if alignRight {
-            // Numbers line up by their last digit; the column after it holds the cursor's "]".
-            right = isCursor ? 0 : min(1, max(0, width - used))
-            left = max(0, width - used - right)
-        }
+        let left = max(0, (width - used) / 2), right = max(0, width - used - left)
         var spans: [Span] = []
         if left > 0 { spans.append(Span(text: String(repeating: " ", count: left), style: padStyle)) }
         if isCursor { spans.append(Span(text: "[", style: .cursor)) }
@@ -245,12 +248,18 @@ extension FullScreenModel {
             let style: TextStyle = switch game.phase {
             case .rolling: .warn
             case .yourTurn: .good
-            case .opponentTurn: .bold
-            case let .over(result, _, _): result == .won ? .good : result == .lost ? .bad : .warn
+            case .opponentTurn: hotSeat ? .good : .bold
+            case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn
             }
             var line = ScreenLine(Self.margin)
             line.add(status, style)
             rows.append(line)
+            if let followUp = followUpText {
+                rows.append(ScreenLine(Self.margin + followUp, confirm != nil ? .warn : .bold))
+            }
+            if let entry = cellEntry {
+                rows.append(ScreenLine(Self.margin + "Cell: \(entry)_   Enter play, Esc cancel", .bold))
+            }
         } else if let prompt = promptText {
             rows.append(ScreenLine(Self.margin + prompt, incoming != nil ? .warn : .bold))
         }
@@ -264,17 +273,27 @@ extension FullScreenModel {
         return rows
     }
 
-    private func helpLine() -> ScreenLine {
-        let help: String
+    /// The key help: what fits in `width`, dropping the least needed keys first; `q quit`
+    /// always stays.
+    private func helpLine(width: Int) -> ScreenLine {
+        // (text, priority): lower priorities go first when the line is too long.
+        var items: [(String, Int)]
         if let game {
-            let digits = game.size == .classic ? "  1-9 play" : ""
-            let lobby = me == nil ? "" : "  l lobby"
-            help = "arrows move  Enter play\(digits)  r resign  n new\(lobby)  q quit"
+            let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
+            items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
+            if me != nil { items.append(("l lobby", 3)) }
         } else {
-            let add = me == nil ? "" : "  a add address"
-            help = (unicode ? "↑↓" : "Up/Down") + " select  Enter invite" + (offersField ? "  f field" : "") + add + "  q quit"
+            items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
+            if offersField { items.append(("f field", 2)) }
+            if me != nil { items.append(("a add address", 2)) }
         }
-        return ScreenLine(Self.margin + help, .help)
+        items.append(("q quit", 9))
+        let room = width - Self.margin.count
+        while textWidth(items.map(\.0).joined(separator: "  ")) > room,
+              let i = items.indices.filter({ items[$0].1 < 9 }).min(by: { items[$0].1 < items[$1].1 }) {
+            items.remove(at: i)
+        }
+        return ScreenLine(Self.margin + items.map(\.0).joined(separator: "  "), .help)
     }
 
     // MARK: - Text
@@ -375,6 +394,7 @@ extension FullScreenModel {
             case .o: return "1;36"
             case .x: return "1;33"
             case .win: return "1;30;42"
+            case .lose: return "1;37;41"
             case .cursor: return "1;35"
             case .selected: return "7"
             case .good: return "1;32"
@@ -384,7 +404,7 @@ extension FullScreenModel {
         }
         switch style {
         case .title, .bold, .good, .bad, .warn, .cursor: return "1"
-        case .win, .selected: return "7"
+        case .win, .lose, .selected: return "7"
         case .plain, .dim, .help, .o, .x: return nil
         }
     }

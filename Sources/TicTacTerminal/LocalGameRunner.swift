@@ -12,6 +12,8 @@ public final class LocalGameRunner {
     private let front: Front
     private var timer: Reactor.TimerID?
     private var signals: SignalSource?
+    /// The player left with Ctrl-C or SIGINT: the command exits 130 (128 + SIGINT).
+    public private(set) var interrupted = false
 
     public init(match: LocalMatch, front: Front) throws(NetError) {
         reactor = try Reactor()
@@ -21,11 +23,13 @@ public final class LocalGameRunner {
 
     public func run() throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in
+        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
+            if signal == SIGINT { interrupted = true }
             reactor.stop()
         }
         front.onCommand = { [unowned self] command in
-            if command == .quit { return reactor.stop() }
+            if command == .interrupt { interrupted = true }
+            if command == .quit || command == .interrupt { return reactor.stop() }
             show(match.command(command, now: reactor.now))
         }
         try front.start(reactor: reactor)

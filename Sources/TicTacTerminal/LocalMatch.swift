@@ -10,6 +10,9 @@ public struct LocalMatch {
     public private(set) var botSide: GameSession
     public let bot: Bot
     public let opponent: Opponent
+    /// Two people at one keyboard (`play --local --hotseat`): no bot; each move goes to the side
+    /// whose turn it is (`human` is player 1, `botSide` player 2).
+    public let hotSeat: Bool
     private var botRNG: AnyRandom
     private let budget: SearchBudget
     private var output: [OutputEvent] = []
@@ -18,15 +21,29 @@ public struct LocalMatch {
     ///   - rng: randomness for both sessions and the bot (the system generator outside tests).
     ///   - budget: the bot's search budget per move (`Bot.defaultSearchNodes` nodes in the app).
     ///   - moveTime: the player's move clock (zero: none); the bot asks for none.
+    ///   - hotSeat: two people instead of a player and the bot; both sides get `moveTime`.
     public init(size: BoardSize = .classic, level: BotLevel, rng: some RandomNumberGenerator,
-                budget: SearchBudget = .unlimited, moveTime: Duration = .zero) {
+                budget: SearchBudget = .unlimited, moveTime: Duration = .zero, hotSeat: Bool = false) {
         var rng = AnyRandom(rng)
         human = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: moveTime)
-        botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()))
+        botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: hotSeat ? moveTime : .zero)
         bot = Bot(level: level)
         botRNG = AnyRandom(SplitMix64(seed: rng.next()))
-        opponent = Opponent(id: ID128.random(using: &rng), name: "bot (\(level.rawValue))")
+        let id = ID128.random(using: &rng)
+        opponent = Opponent(id: id, name: hotSeat ? Self.playerTwo : "bot (\(level.rawValue))")
+        self.hotSeat = hotSeat
         self.budget = budget
+    }
+
+    /// The second player's name in a hot-seat game.
+    public static let playerTwo = "Player 2"
+
+    /// True when the move or resignation is player 2's (a hot-seat game, player 2 to move).
+    private var secondToMove: Bool { hotSeat && human.state != .myTurn && botSide.state == .myTurn }
+
+    /// `event` for the side to move: player 1's session, or in a hot-seat game player 2's.
+    private mutating func toMover(_ event: GameInput, now: Instant) throws(LocalActionError) {
+        if secondToMove { try botSide.handle(event, now: now) } else { try human.handle(event, now: now) }
     }
 
     /// When `timeout(now:)` must be called next.
@@ -44,17 +61,23 @@ public struct LocalMatch {
     public mutating func command(_ command: Command, now: Instant) -> [OutputEvent] {
         do {
             switch command {
-            case let .move(n): try human.handle(.localMove(n - 1), now: now)
+            case let .move(n): try toMover(.localMove(n - 1), now: now)
+            case let .moveAt(ref):
+                switch CellName.resolve(ref, on: human.size) {
+                case let .success(n): try toMover(.localMove(n - 1), now: now)
+                case let .failure(e): output.append(.error(code: "illegal-move", message: e.description))
+                }
             case .new:
-                try human.handle(.localNewGame, now: now)
-                // The bot joins a rematch the player asks for at once instead of waiting 3 s.
+                try toMover(.localNewGame, now: now)
+                // The other side joins a rematch asked for at once instead of waiting 3 s.
                 var events = pump(now: now)
                 if botSide.state == .done { try? botSide.handle(.localNewGame, now: now) }
+                if human.state == .done { try? human.handle(.localNewGame, now: now) }
                 events += pump(now: now)
                 return events
-            case .resign: try human.handle(.localResign, now: now)
+            case .resign: try toMover(.localResign, now: now)
             case .help: output.append(.help(Command.helpText))
-            case .quit: break
+            case .quit, .interrupt: break
             case .peers, .invite, .accept, .decline, .cancel, .lobby, .field, .connect:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
@@ -95,9 +118,9 @@ public struct LocalMatch {
                 progress = true
                 switch action {
                 case let .send(m): deliver(m, to: &human, now: now)
-                case .show(.yourTurn): botMove(now: now)
+                case .show(.yourTurn): if !hotSeat { botMove(now: now) }
                 case .show: break
-                case let .fail(code, message): output.append(.error(code: code.description, message: "bot: \(message)"))
+                case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? Self.playerTwo : "bot"): \(message)"))
                 }
             }
         }

@@ -62,6 +62,8 @@ public final class NetworkPlayer {
     private var signals: SignalSource?
     private var leaving = false
     private var running = false
+    /// The player left with Ctrl-C or SIGINT: the command exits 130 (128 + SIGINT).
+    public private(set) var interrupted = false
     private var pending: [OutputEvent] = []
     private let field: FieldSession?
 
@@ -83,7 +85,10 @@ public final class NetworkPlayer {
     public func run(connectTo peers: [[SocketAddress]], notices: [OutputEvent] = []) throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out, errors included
         SignalSource.ignoreBrokenPipe()
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
+        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
+            if signal == SIGINT { interrupted = true }
+            quit()
+        }
         daemon.onEvent = { [unowned self] event in
             front.show(OutputEvent(event))
             if case let .invited(by, _) = event, let field, field.isOpen {
@@ -112,9 +117,12 @@ public final class NetworkPlayer {
     }
 
     private func handle(_ command: Command) {
-        do {
+        do throws(CommandError) {
             switch command {
             case .quit: return quit()
+            case .interrupt:
+                interrupted = true
+                return quit()
             case .help: front.show(.help(Command.helpText))
             case .peers: front.show(.peers(daemon.core.peers))
             case let .invite(who): try daemon.command(.invite(who))
@@ -131,6 +139,12 @@ public final class NetworkPlayer {
                 }
             case .field: openField()
             case let .move(n): try daemon.command(.move(n - 1))
+            case let .moveAt(ref):
+                guard let size = daemon.core.currentGame?.size else { throw CommandError.notInGame }
+                switch CellName.resolve(ref, on: size) {
+                case let .success(n): try daemon.command(.move(n - 1))
+                case let .failure(e): front.show(.error(code: "illegal-move", message: e.description))
+                }
             case .new: try daemon.command(.new)
             case .resign: try daemon.command(.resign)
             }

@@ -53,7 +53,7 @@ public enum OutputEvent: Sendable, Equatable {
             let who = p?.name ?? "peer"
             self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
         case let .connectFailed(to, reason):
-            self = .error(code: "connect-failed", message: "Error Connecting: Unable to establish connection to \(to) (\(reason))")
+            self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
         }
     }
 }
@@ -111,6 +111,14 @@ public struct OutputFormatter: Sendable {
         [("id", .string(p.id.description)), ("name", .string(p.name)),
          ("addresses", .array(p.addresses.map { .string($0) })), ("port", p.port.map { .int(Int($0)) } ?? .null),
          ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))]
+    }
+
+    /// Why the opponent is gone, said once: the reason when there is one ("ben left", "no answer
+    /// for 5.0 seconds"), with the peer's name in front unless the reason starts with it.
+    static func disconnectedText(_ p: PeerInfo, reason: String) -> String {
+        let trimmed = reason.trimmingPrefix(" ")
+        if trimmed.isEmpty { return FullScreenModel.disconnectedText }
+        return trimmed.hasPrefix(p.name) ? String(trimmed) : "\(p.name): \(trimmed)"
     }
 
     /// An invitation nobody answered (Protocol.md §6, INVITE).
@@ -208,7 +216,7 @@ public struct OutputFormatter: Sendable {
             case .unsupported: return ["\(p.name) cannot play that board"]
             }
         case let .disconnected(p, reason):
-            return ["Peer Disconnected! Your opponent has disconnected, or the connection has been lost (\(p.name): \(reason))"]
+            return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .error(_, message): return ["Error: \(message)"]

@@ -29,17 +29,15 @@ final class RawTerminal {
         guard !started else { return }
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else { throw .last("tcgetattr") }
-        var raw = saved
-        cfmakeraw(&raw)
-        raw.c_oflag |= tcflag_t(OPOST | ONLCR) // keep "\n" -> "\r\n" for anything else that prints
-        guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0 else { throw .last("tcsetattr") }
+        guard Self.enterRawMode(from: saved) else { throw .last("tcsetattr") }
         original = saved
         started = true
         self.reactor = reactor
         write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
         do {
             try reactor.register(STDIN_FILENO, .read) { [weak self] _ in self?.readKeys() }
-            resize = try SignalSource(reactor: reactor, signals: [SIGWINCH]) { [weak self] _ in self?.onResize() }
+            // SIGCONT: back from a stop we did not ask for (kill -STOP): redraw everything.
+            resize = try SignalSource(reactor: reactor, signals: [SIGWINCH, SIGCONT]) { [weak self] _ in self?.onResize() }
         } catch {
             stop()
             throw error
@@ -60,6 +58,28 @@ final class RawTerminal {
         write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
         if var saved = original { tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved) }
         original = nil
+    }
+
+    /// Raw mode from the terminal's own settings `saved`; false if the terminal refused it.
+    private static func enterRawMode(from saved: termios) -> Bool {
+        var raw = saved
+        cfmakeraw(&raw)
+        raw.c_oflag |= tcflag_t(OPOST | ONLCR) // keep "\n" -> "\r\n" for anything else that prints
+        return tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) == 0
+    }
+
+    /// Ctrl-Z: gives the terminal back as it was, stops the job as the shell expects (SIGTSTP to
+    /// our process group), and once continued (`fg`) takes raw mode and the alternate screen
+    /// again and has everything redrawn. Raw mode turned ISIG off, so this is ours to do.
+    func suspend() {
+        guard started, var saved = original else { return }
+        write("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l")
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
+        kill(0, SIGTSTP) // returns once the job is continued
+        guard started else { return }
+        _ = Self.enterRawMode(from: saved)
+        write("\u{1B}[?1049h\u{1B}[?25l\u{1B}[2J")
+        onResize()
     }
 
     /// Writes all of `text` to stdout (one `write` when the terminal takes it).
@@ -84,7 +104,7 @@ final class RawTerminal {
             onEnd()
             return
         }
-        onKeys(parser.feed(buffer[0..<n]))
+        deliver(parser.feed(buffer[0..<n]))
         if let escapeTimer { reactor?.cancel(escapeTimer) }
         escapeTimer = nil
         if parser.hasPending {
@@ -93,9 +113,21 @@ final class RawTerminal {
                 guard let self else { return }
                 escapeTimer = nil
                 guard started else { return }
-                onKeys(parser.flush())
+                deliver(parser.flush())
             }
         }
+    }
+
+    /// Hands keys on; Ctrl-Z suspends here, for every front alike.
+    private func deliver(_ keys: [Key]) {
+        var rest: [Key] = []
+        for key in keys {
+            guard key == .suspend else { rest.append(key); continue }
+            if !rest.isEmpty { onKeys(rest) }
+            rest = []
+            suspend()
+        }
+        if !rest.isEmpty { onKeys(rest) }
     }
 
     // MARK: - Environment

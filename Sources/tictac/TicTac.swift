@@ -30,26 +30,26 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "Your display name (1-64 bytes, no control characters). Default: login@host.")
     var name: String?
 
-    @Option(help: "TCP port to listen on (0: the system picks one).")
-    var port: UInt16 = 0
+    @Option(parsing: .unconditional, help: "TCP port to listen on (0-65535; 0: the system picks one).")
+    var port = 0
 
     @Option(help: ArgumentHelp("A peer to connect to, as HOST:PORT or [IPV6]:PORT (repeatable).", valueName: "host:port"))
     var connect: [String] = []
 
-    @Option(help: "Board rows (3-20) for invitations you send.")
+    @Option(parsing: .unconditional, help: "Board rows (3-20) for invitations you send.")
     var rows = 3
 
-    @Option(help: "Board columns (3-20) for invitations you send.")
+    @Option(parsing: .unconditional, help: "Board columns (3-20) for invitations you send.")
     var cols = 3
 
-    @Option(help: "Pieces in a row that win (3 up to the longer side).")
+    @Option(parsing: .unconditional, help: "Pieces in a row that win (3 up to the longer side).")
     var k = 3
 
-    @Option(help: ArgumentHelp("A peer silent this long (2-300) is gone; PING goes after 1 s of silence.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("A peer silent this long (2-300) is gone; PING goes after 1 s of silence.",
                                valueName: "seconds"))
     var peerTimeout = 5
 
-    @Option(help: ArgumentHelp("Connections at most from one address (1-65536); one more is told ERROR busy.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Connections at most from one address (1-65536); one more is told ERROR busy.",
                                valueName: "n"))
     var maxLinksPerAddress = 32
 
@@ -60,8 +60,12 @@ struct DaemonOptions: ParsableArguments {
         """, valueName: "file"))
     var identity: String?
 
-    @Option(help: "Log level on standard error: trace, debug, info, notice, warning, error, critical.")
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (on standard error, or --log-file).")
     var logLevel: Logger.Level = .warning
+
+    @Option(help: ArgumentHelp("Append the log to FILE instead of standard error (play's full screen otherwise has no log).",
+                               valueName: "file"))
+    var logFile: String?
 
     @Option(help: .hidden)
     var seed: UInt64?
@@ -78,6 +82,9 @@ struct DaemonOptions: ParsableArguments {
             throw ValidationError("--seed is a test option (a seeded identity is guessable); it needs TICTAC_TEST_SEED_OK=1")
         }
         if let name { _ = try checked(try DisplayName(name)) }
+        guard (0...65535).contains(port) else {
+            throw ValidationError("--port must be 0 to 65535 (0: the system picks one), not \(port)")
+        }
         guard (1...65536).contains(maxLinksPerAddress) else {
             throw ValidationError("--max-links-per-address must be 1 to 65536")
         }
@@ -111,15 +118,18 @@ struct DaemonOptions: ParsableArguments {
     func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120)) throws -> Daemon {
         var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
-        let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
+        let key = try identity.map { path in try running(.config, nil, IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
                                   makeRandom: random.makeGenerator)
         config.size = try boardSize()
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
-        let daemon = try checked(Daemon(reactor: reactor, config: config, port: port))
+        let daemon = try running(.unavailable, "cannot listen on TCP port \(port)",
+                                 Daemon(reactor: reactor, config: config, port: UInt16(clamping: port)))
         daemon.maxLinksPerAddress = maxLinksPerAddress
+        let logger = Logger(label: "tictac.daemon")
+        daemon.onLog = { logger.notice("\($0)") }
         return daemon
     }
 
@@ -145,13 +155,30 @@ struct DaemonOptions: ParsableArguments {
         return nil
     }
 
-    func bootstrapLogging() {
-        let level = logLevel
+    /// Sends the log to `--log-file` (standard error becomes that file) or leaves it on standard
+    /// error. `screen`: standard error is the terminal a full-screen front draws on, so without
+    /// `--log-file` nothing is logged there; returns a notice for the player when a log was asked for.
+    @discardableResult
+    func bootstrapLogging(screen: Bool = false) throws -> String? {
+        var level = logLevel
+        var notice: String?
+        if let logFile {
+            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
+            guard fd >= 0 else {
+                throw ValidationError("--log-file \(logFile): \(String(cString: strerror(errno)))")
+            }
+            dup2(fd, STDERR_FILENO)
+            close(fd)
+        } else if screen, isatty(STDERR_FILENO) == 1 {
+            if level < .warning { notice = "The log has nowhere to go on this screen: use --log-file FILE (or 2>FILE)" }
+            level = .critical // the screen is the game's
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
+        return notice
     }
 }
 
@@ -159,10 +186,14 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// How daemons find each other on the LAN (Protocol.md §7).
 struct DiscoveryOptions: ParsableArguments {
-    @Option(help: "UDP port of broadcast discovery; every daemon of one LAN must use the same (1-65535).")
-    var discoveryPort: UInt16 = BroadcastDiscovery.defaultPort
+    @Option(name: .customLong("discovery-port"), parsing: .unconditional,
+            help: "UDP port of broadcast discovery; every daemon of one LAN must use the same (1-65535).")
+    var discoveryPortNumber = Int(BroadcastDiscovery.defaultPort)
 
-    @Option(help: ArgumentHelp("Seconds between announcements (0.1-60).", valueName: "seconds"))
+    /// The checked `--discovery-port`.
+    var discoveryPort: UInt16 { UInt16(clamping: discoveryPortNumber) }
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between announcements (0.1-60).", valueName: "seconds"))
     var announceInterval = 2.0
 
     @Option(help: ArgumentHelp("Announce only on this interface (repeatable; `lo` for this host only).", valueName: "name"))
@@ -175,7 +206,9 @@ struct DiscoveryOptions: ParsableArguments {
     var noDnssd = false
 
     func validate() throws {
-        guard discoveryPort > 0 else { throw ValidationError("--discovery-port must be 1 to 65535") }
+        guard (1...65535).contains(discoveryPortNumber) else {
+            throw ValidationError("--discovery-port must be 1 to 65535, not \(discoveryPortNumber)")
+        }
         guard (0.1...60).contains(announceInterval) else {
             throw ValidationError("--announce-interval must be 0.1 to 60 seconds")
         }
@@ -188,11 +221,39 @@ struct DiscoveryOptions: ParsableArguments {
     }
 }
 
-/// Turns a typed library error into a one-line message for the user.
+/// Turns a typed library error into a one-line usage message for the user (a bad option value).
 /// (Every error type of the libraries describes itself in one line.)
 func checked<T>(_ body: @autoclosure () throws -> T) throws -> T {
     do { return try body() } catch { throw ValidationError(String(describing: error)) }
 }
+
+/// Exit statuses of <sysexits.h> for failures while running (usage errors exit 64, EX_USAGE).
+enum SysExit: Int32 {
+    case dataErr = 65, noInput = 66, unavailable = 69, osErr = 71, config = 78
+}
+
+/// Runs `body`; a failure is not a usage mistake: one line on standard error ("tictac: what:
+/// why"), no usage text, and the sysexits status `status`.
+func running<T>(_ status: SysExit, _ what: String?, _ body: @autoclosure () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let line = ["tictac", what, String(describing: error)].compactMap { $0 }.joined(separator: ": ")
+        let bytes = Array((line + "\n").utf8)
+        _ = write(STDERR_FILENO, bytes, bytes.count)
+        throw ExitCode(status.rawValue)
+    }
+}
+
+/// A failure told in one line.
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Ctrl-C (SIGINT, or the key in the full screen) ends with 128 + SIGINT, as shells expect.
+let interruptedStatus = ExitCode(128 + SIGINT)
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -216,6 +277,9 @@ struct Play: ParsableCommand {
     @Option(help: "With --local, the bot's level: random, easy, good or perfect.")
     var level: BotLevel = .perfect
 
+    @Flag(help: "With --local, two people at this keyboard instead of the bot (full screen only).")
+    var hotseat = false
+
     @Flag(help: "Plain line mode: one command in, one event out per line.")
     var plain = false
 
@@ -225,29 +289,37 @@ struct Play: ParsableCommand {
     @Flag(help: "No colours in the full-screen view (also: the NO_COLOR environment variable).")
     var noColor = false
 
-    @Option(help: ArgumentHelp("Seconds you ask for per move (0: none, else 5-65535). The game uses the shorter of "
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds you ask for per move (0: none, else 5-65535). The game uses the shorter of "
                                + "both players' asks; when yours runs out your daemon resigns for you.",
                                valueName: "seconds"))
     var moveTime = 120
 
     func validate() throws {
         if local, !options.connect.isEmpty { throw ValidationError("--local plays without a network; drop --connect") }
+        if hotseat, !local { throw ValidationError("--hotseat is a game at one keyboard: add --local") }
+        if hotseat, plain || json { throw ValidationError("--hotseat shares the full screen: drop --plain and --json") }
+        if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
             throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
         }
     }
 
     func run() throws {
-        options.bootstrapLogging()
         let size = try options.boardSize()
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json
+        let logNotice = try options.bootstrapLogging(screen: terminal)
         if local {
+            if hotseat, !terminal {
+                throw ValidationError("--hotseat shares the full screen: standard input and output must be a terminal")
+            }
             let match = LocalMatch(size: size, level: level, rng: options.randomSource.makeGenerator(),
-                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime))
-            try checked(LocalGameRunner(match: match, front: makeFront(terminal: terminal)).run())
+                                   budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(moveTime), hotSeat: hotseat)
+            let runner = try running(.osErr, nil, LocalGameRunner(match: match, front: makeFront(terminal: terminal)))
+            try running(.osErr, nil, runner.run())
+            if runner.interrupted { throw interruptedStatus }
             return
         }
-        let reactor = try checked(Reactor())
+        let reactor = try running(.osErr, nil, Reactor())
         let random = options.randomSource
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(),
                                             capabilities: [.tictactoe], bot: nil, moveTime: .seconds(moveTime))
@@ -260,16 +332,19 @@ struct Play: ParsableCommand {
         let fieldFront: FieldFront = terminal
             ? FullScreenFieldFront(depth: SpheresCommand.colorDepth(noColor: noColor), fromLobby: true)
             : PlainFieldFront(json: json, readsInput: false, readyEvent: "field")
-        let field = FieldSession(reactor: reactor, daemon: daemon, field: try checked(FieldShell(reactor: reactor, core: core)),
+        let field = FieldSession(reactor: reactor, daemon: daemon,
+                                 field: try running(.unavailable, "cannot open the field's UDP socket", FieldShell(reactor: reactor, core: core)),
                                  front: fieldFront)
         let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field)
         let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
-        try checked(player.run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
+        let notices = [notice, logNotice].compactMap { $0 }.map { OutputEvent.notice($0) }
+        try running(.osErr, nil, player.run(connectTo: try options.peers(), notices: notices))
+        if player.interrupted { throw interruptedStatus }
     }
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
     private func makeFront(terminal: Bool) -> Front {
-        terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil) : PlainFront(json: json)
+        terminal ? FullScreenFront(color: !noColor && getenv("NO_COLOR") == nil, hotSeat: hotseat) : PlainFront(json: json)
     }
 }
 
@@ -289,20 +364,20 @@ struct BotCommand: ParsableCommand {
     @Option(help: "random, easy, good or perfect (never loses on 3 x 3).")
     var level: BotLevel = .perfect
 
-    @Option(help: "Exit after this many finished games.")
+    @Option(parsing: .unconditional, help: "Exit after this many finished games (1 or more).")
     var maxGames: Int?
 
     @Flag(help: "Print each finished game as a JSON object.")
     var json = false
 
     func validate() throws {
-        if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be at least 1") }
+        if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be 1 or more, not \(maxGames)") }
     }
 
     func run() throws {
-        options.bootstrapLogging()
+        try options.bootstrapLogging()
         let logger = Logger(label: "tictac.bot")
-        let reactor = try checked(Reactor())
+        let reactor = try running(.osErr, nil, Reactor())
         let random = options.randomSource
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level))
@@ -310,7 +385,8 @@ struct BotCommand: ParsableCommand {
             logger.warning("\(notice)")
         }
         let runner = BotRunner(reactor: reactor, daemon: daemon, json: json, maxGames: maxGames) { logger.info("\($0)") }
-        try checked(runner.run(connectTo: try options.peers()))
+        try running(.osErr, nil, runner.run(connectTo: try options.peers()))
+        if runner.interrupted { throw interruptedStatus }
     }
 }
 
@@ -324,7 +400,7 @@ struct PeersCommand: ParsableCommand {
         """
     )
 
-    @Option(help: ArgumentHelp("Seconds to listen for answers (0.1-30).", valueName: "seconds"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to listen for answers (0.1-30).", valueName: "seconds"))
     var timeout = 1.0
 
     @Flag(help: "Print a JSON array of {id, name, addresses, port, state, via}.")
@@ -342,17 +418,17 @@ struct PeersCommand: ParsableCommand {
     func run() throws {
         var logger = Logger(label: "tictac.peers")
         logger.logLevel = logLevel
-        let reactor = try checked(Reactor())
+        let reactor = try running(.osErr, nil, Reactor())
         var system = SystemRandomNumberGenerator()
         var config = discovery.config()
         config.announces = false
         let local = LocalPresence(id: ID128.random(using: &system), name: try checked(DisplayName("peers")),
                                   port: 1, capabilities: [])
-        let look = try checked(BroadcastDiscovery(reactor: reactor, local: local, port: discovery.discoveryPort,
+        let look = try running(.unavailable, "cannot listen for discovery on UDP port \(discovery.discoveryPort)", BroadcastDiscovery(reactor: reactor, local: local, port: discovery.discoveryPort,
                                                   interfaces: discovery.interface, config: config, random: system))
         look.start()
         reactor.schedule(after: .milliseconds(Int64((timeout * 1000).rounded()))) { reactor.stop() }
-        try checked(reactor.run())
+        try running(.osErr, nil, reactor.run())
         let found = look.core.peers
         let c = look.core.counters
         logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye)")
@@ -419,17 +495,17 @@ struct SpheresCommand: ParsableCommand {
 
     func run() throws {
         let options = try DaemonOptions.parse(["--log-level", logLevel.rawValue] + (name.map { ["--name", $0] } ?? []))
-        options.bootstrapLogging()
+        try options.bootstrapLogging()
         var system = SystemRandomNumberGenerator()
         let displayName = try options.displayName(default: bot ? "-wanderer" : "")
-        let reactor = try checked(Reactor())
+        let reactor = try running(.osErr, nil, Reactor())
         let daemon = try options.makeDaemon(reactor: reactor, random: options.randomSource, name: displayName,
                                             capabilities: [.field], bot: nil)
         let rgb = color.flatMap(FieldCommand.parseColor)
             ?? FullScreenFieldFront.palette[Int(system.next() % UInt64(FullScreenFieldFront.palette.count))]
         let core = FieldCore(id: daemon.core.config.instanceID, name: displayName,
                              x: Int32(system.next() % 1000), y: Int32(system.next() % 1000), color: rgb)
-        let field = try checked(FieldShell(reactor: reactor, core: core))
+        let field = try running(.unavailable, "cannot open the field's UDP socket", FieldShell(reactor: reactor, core: core))
         var notices: [String] = []
         if !discovery.noBroadcast {
             do {
@@ -443,7 +519,7 @@ struct SpheresCommand: ParsableCommand {
         let front: FieldFront = terminal
             ? FullScreenFieldFront(depth: Self.colorDepth(noColor: noColor))
             : PlainFieldFront(json: json, readsInput: !bot)
-        try checked(SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
+        try running(.osErr, nil, SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
             .run(notices: notices))
     }
 
@@ -474,12 +550,12 @@ struct ReplayCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let capture: Capture
-        do {
-            capture = try Capture(pcap: try readWholeFile(file))
-        } catch {
-            throw ValidationError("\(file): \(error)")
+        if access(file, R_OK) != 0 {
+            let why = String(cString: strerror(errno))
+            _ = try running(.noInput, "cannot open \(file)", { throw Failure(description: why) }())
         }
+        let bytes = try running(.noInput, nil, readWholeFile(file))
+        let capture = try running(.dataErr, file, Capture(pcap: bytes))
         let stories = Narrator.tell(capture)
         if !json {
             print("\(file): \(capture.packetCount) packets, \(capture.connections.count) TCP connection(s), \(capture.datagrams.count) datagram(s)")

@@ -111,9 +111,9 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
     @Test func quitKeys() {
         var m = FullScreenModel(color: false)
         #expect(m.key(.char("q")) == .quit)
-        #expect(m.key(.interrupt) == .quit)
+        #expect(m.key(.interrupt) == .interrupt) // quits with the status of an interrupt
         var g = gameModel()
-        #expect(g.key(.interrupt) == .quit)
+        #expect(g.key(.interrupt) == .interrupt)
         #expect(g.key(.char("q")) == .quit)
     }
 
@@ -211,6 +211,22 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(m.key(.char("y")) == nil)
     }
 
+    @Test func enterOnAnInvitationPromptAnswersOrSaysWhatToDo() {
+        let cleo = peer("cleo", 9)
+        var m = FullScreenModel(color: false)
+        m.apply(.peerFound(bob))
+        m.apply(.peerFound(cleo))
+        m.apply(.invited(by: cleo, size: .classic))
+        #expect(m.selectedPeer == bob)
+        #expect(m.key(.enter) == nil) // bob is selected, cleo asks: nothing is sent
+        let lines = screen(m)
+        #expect(lines.contains { $0.contains("Answer cleo's invitation first: y / n") })
+        #expect(!lines.contains { $0.contains("finish the current game") })
+        _ = m.key(.down)
+        #expect(m.key(.enter) == .accept) // Enter on the one who invites: yes
+        #expect(m.incoming == nil)
+    }
+
     @Test func outgoingInvitationCancel() {
         var m = FullScreenModel(color: false, unicode: true)
         m.apply(.peerFound(bob))
@@ -260,15 +276,125 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(m.key(.char("0")) == nil)
         var big = gameModel(size: try BoardSize(rows: 4, cols: 4, k: 3))
         #expect(big.key(.char("5")) == nil)
+        #expect(screen(big).contains { $0.contains("column letter, then its row") })
+    }
+
+    @Test func aCellIsNamedByLetterAndRowOnEveryBoard() throws {
+        // 15 x 15: c, 1, 2, Enter plays c12 (cell 168), not the cursor's cell, and shows what is typed.
+        var m = gameModel(size: try BoardSize(rows: 15, cols: 15, k: 5))
+        #expect(m.key(.char("c")) == nil)
+        #expect(m.key(.char("1")) == nil)
+        #expect(m.key(.char("2")) == nil)
+        #expect(screen(m).contains { $0.contains("Cell: c12_") })
+        #expect(m.key(.enter) == .move(11 * 15 + 2 + 1))
+        #expect(!screen(m).contains { $0.contains("Cell:") })
+        // 4 x 4: b3 is cell 10; Backspace and Esc edit and drop the name.
+        var four = gameModel(size: try BoardSize(rows: 4, cols: 4, k: 3))
+        _ = four.key(.char("b")); _ = four.key(.char("4")); _ = four.key(.backspace); _ = four.key(.char("3"))
+        #expect(four.key(.enter) == .move(10))
+        _ = four.key(.char("a")); _ = four.key(.escape)
+        #expect(four.cellEntry == nil)
+        #expect(four.key(.char("e")) == nil) // no column e on 4 x 4
+        _ = four.key(.char("a")); _ = four.key(.char("5"))
+        #expect(screen(four).contains { $0.contains("No cell a5") })
+        #expect(four.key(.enter) != .move(17))
+        // 4 x 4 draws big cells with their names; 3 x 3 keeps 1-9 and takes names too.
+        #expect(screen(gameModel(size: try BoardSize(rows: 4, cols: 4, k: 3))).contains { $0.contains(" a1 ") && $0.contains(" d1 ") })
+        var three = gameModel()
+        _ = three.key(.char("b")); _ = three.key(.char("2"))
+        #expect(three.key(.enter) == .move(5))
+        #expect(three.key(.char("9")) == .move(9))
+    }
+
+    @Test func keyHelpSaysHowToNameACellAndKeepsQuit() throws {
+        let big = gameModel(size: try BoardSize(rows: 15, cols: 15, k: 5))
+        #expect(screen(big).last?.contains("c7 or Enter play") == true)
+        #expect(screen(gameModel()).last?.contains("1-9 or Enter play") == true)
+        for m in [big, gameModel(), FullScreenModel(color: false)] {
+            for w in [40, 30, 20] { #expect(screen(m, w, 14).last?.contains("q quit") == true, "\(w)") }
+        }
     }
 
     @Test func resignAndNewGame() {
         var m = gameModel()
+        #expect(m.key(.char("r")) == nil) // asks first
+        #expect(screen(m).contains { $0.contains("Resign this game? r or y: yes") })
         #expect(m.key(.char("r")) == .resign)
+        #expect(m.key(.char("n")) == nil)
         #expect(m.key(.char("n")) == .new)
         var lobby = FullScreenModel(color: false)
         #expect(lobby.key(.char("r")) == nil)
         #expect(lobby.key(.char("n")) == nil)
+    }
+
+    @Test func oneKeyNeverGivesAGameAway() {
+        var m = gameModel()
+        _ = m.key(.char("r"))
+        #expect(m.key(.char("n")) == nil) // n: no
+        #expect(screen(m).contains { $0.contains("Not resigned: play on") })
+        _ = m.key(.char("r"))
+        #expect(m.key(.escape) == nil)
+        _ = m.key(.char("r"))
+        #expect(m.key(.char("y")) == .resign)
+        // n mid-game asks, and the next game says the last one was given up.
+        var n = gameModel()
+        _ = n.key(.char("n"))
+        #expect(screen(n).contains { $0.contains("Give up this game and start a new one?") })
+        #expect(n.key(.char("y")) == .new)
+        n.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
+        n.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: bobOpponent))
+        #expect(screen(n).contains { $0.contains("You gave up the last game: it counts as a loss") })
+        // Once a game is over, n starts the next one at once and r has nothing to resign.
+        var over = gameModel()
+        over.apply(.game(.gameOver(result: .won, line: [0, 4, 8], resigned: false), opponent: bobOpponent))
+        #expect(over.key(.char("r")) == nil)
+        #expect(over.confirm == nil)
+        #expect(over.key(.char("n")) == .new)
+    }
+
+    @Test func theRematchCountsDown() {
+        var m = gameModel()
+        m.apply(.game(.gameOver(result: .draw, line: nil, resigned: false), opponent: bobOpponent))
+        #expect(screen(m).contains { $0.contains("Cat Wins!") })
+        #expect(screen(m).contains { $0.contains("New game in 3…  n: now  l: lobby") })
+        m.tick()
+        #expect(screen(m).contains { $0.contains("New game in 2…") })
+        m.tick(); m.tick(); m.tick()
+        #expect(screen(m).contains { $0.contains("New game starting…") })
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        #expect(!screen(m).contains { $0.contains("New game") })
+        // A local game has no lobby to offer.
+        var local = FullScreenModel(color: false, unicode: false)
+        local.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        local.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
+        #expect(local.lines(width: 80, height: 24).contains { $0.contains("New game in 3...  n: now") && !$0.contains("lobby") })
+    }
+
+    @Test func aNoticeGoesWithTheStateItTellsOf() {
+        let ann = peer("ann", 3)
+        var m = FullScreenModel(color: false)
+        m.apply(.peerFound(ann))
+        m.apply(.peerFound(bob))
+        // "No answer from ann" goes when a new prompt comes.
+        m.apply(.inviteSent(to: ann))
+        m.apply(.declined(by: ann, reason: .noAnswer))
+        #expect(screen(m).contains { $0.contains("No answer from ann") })
+        m.apply(.invited(by: bob, size: .classic))
+        #expect(!screen(m).contains { $0.contains("No answer from ann") })
+        _ = m.key(.char("n"))
+        // "Peer Disconnected!" goes when the peer is back.
+        m.apply(.disconnected(bob, reason: "bob left"))
+        #expect(screen(m).contains { $0.contains("Peer Disconnected!") })
+        #expect(screen(m).contains { $0.hasSuffix("bob left") }) // said once, plainly
+        m.apply(.peerLost(bob, reason: "bob left"))
+        m.apply(.peerFound(bob))
+        #expect(!screen(m).contains { $0.contains("Peer Disconnected!") })
+        // "ann declined" goes when ann has quit.
+        m.apply(.inviteSent(to: ann))
+        m.apply(.declined(by: ann, reason: .declined))
+        #expect(screen(m).contains { $0.contains("ann declined") })
+        m.apply(.peerLost(ann, reason: "ann left"))
+        #expect(!screen(m).contains { $0.contains("ann declined") })
     }
 
     @Test func statusStrings() throws {
@@ -333,6 +459,13 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
             #expect(raw.contains("\u{1B}[1;33mX") == color) // X in another
             #expect(raw.contains("\u{1B}[2m") == color) // dim help and numbers
         }
+        // A line that beat us is not green.
+        var lost = gameModel(color: true)
+        lost.apply(.game(.board(try board(o: [1, 2], x: [0, 4, 8])), opponent: bobOpponent))
+        lost.apply(.game(.gameOver(result: .lost, line: [0, 4, 8], resigned: false), opponent: bobOpponent))
+        let raw = lost.lines(width: 80, height: 24).joined()
+        #expect(!raw.contains("\u{1B}[1;30;42m"))
+        #expect(raw.contains("\u{1B}[1;37;41mX"))
     }
 
     @Test func errorKeepsTheGame() {
@@ -350,7 +483,9 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         let lines = screen(m)
         #expect(lines.contains { $0.contains("Available Peers") })
         #expect(lines.contains { $0.contains("Peer Disconnected!") })
-        #expect(lines.joined(separator: " ").contains("Your opponent has disconnected, or the connection has been lost"))
+        // Said once, plainly: the reason, not the seed's sentence with the reason in brackets.
+        #expect(lines.contains { $0.hasSuffix("bob: no answer for 5 seconds") })
+        #expect(!lines.joined(separator: " ").contains("Your opponent has disconnected"))
         #expect(m.key(.enter) == .invite(bob.id.description)) // the lobby's keys again
         expectFits(m, width: 80, height: 24)
         expectFits(m, width: 40, height: 10)
@@ -408,12 +543,17 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
             #expect(screen(m).contains { $0.contains("[X]") })
             expectFits(m, width: 80, height: 24)
         }
-        // 15 x 15 fits whole in 80 x 24, with cell numbers.
-        let m = gameModel(size: try BoardSize(rows: 15, cols: 15, k: 5))
-        let text = screen(m).joined(separator: "\n")
-        #expect(text.contains(" 1 ") && text.contains(" 15 ") && text.contains(" 225"))
-        #expect(text.contains("[113]")) // the cursor in the centre
-        #expect(screen(m).contains { $0.contains("Your Turn") })
+        // 15 x 15 and 20 x 20 both show lettered columns and numbered rows (CellName), not numbers
+        // on one and dots on the other.
+        for n in [15, 20] {
+            let m = gameModel(size: try BoardSize(rows: n, cols: n, k: 5))
+            let lines = screen(m)
+            #expect(lines.contains { $0.contains(" a  b  c  d ") }, "\(n)")
+            #expect(lines.contains { $0.hasPrefix("   1 ") || $0.hasPrefix("  10 ") || $0.contains(" 9  · ") }, "\(n)")
+            #expect(lines.contains { $0.contains("[·]") }, "\(n)") // the cursor
+            #expect(!lines.contains { $0.contains("[113]") })
+            #expect(lines.contains { $0.contains("Your Turn") })
+        }
     }
 
     @Test func asciiFallback() {

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TicTacEngine
 import TicTacWire
@@ -233,5 +234,151 @@ import TicTacTime
         #expect(t.status != 0 && t.err.contains("--peer-timeout must be 2 to 300 seconds"))
         let v = try run(["--version"], input: "")
         #expect(v.status == 0 && v.out.hasPrefix("tictac "))
+    }
+
+    /// Usage errors name the valid range, also for negative numbers (not "Missing value").
+    @Test func numbersOutOfRangeNameTheRange() throws {
+        let cases: [([String], String)] = [
+            (["bot", "--port", "99999"], "--port must be 0 to 65535"),
+            (["bot", "--port", "-1"], "--port must be 0 to 65535"),
+            (["bot", "--max-games", "-3"], "--max-games must be 1 or more"),
+            (["play", "--rows", "-3"], "out of range"),
+            (["peers", "--discovery-port", "70000"], "--discovery-port must be 1 to 65535"),
+            (["play", "--local", "--port", "50000"], "--local plays without a network"),
+        ]
+        for (args, message) in cases {
+            let r = try run(args, input: "")
+            #expect(r.status == 64, "\(args): \(r.status)")
+            #expect(r.err.contains(message), "\(args): \(r.err)")
+            #expect(!r.err.contains("Missing value"), "\(args): \(r.err)")
+        }
+    }
+
+    /// A failure while running is one plain line and a sysexits status, not a usage error.
+    @Test func aPortInUseIsOneLineAndUnavailable() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = 0 // INADDR_ANY, as the daemon binds
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &len) == 0 }
+        }
+        #expect(bound)
+        let port = Int(UInt16(bigEndian: addr.sin_port))
+        let r = try run(["bot", "--port", "\(port)", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(r.status == 69, "EX_UNAVAILABLE, got \(r.status): \(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.err)")
+        #expect(lines.first?.hasPrefix("tictac: cannot listen on TCP port \(port): ") == true, "\(r.err)")
+        #expect(!r.err.contains("Usage"))
+    }
+
+    /// Ctrl-C (SIGINT) leaves cleanly with the shell's status for an interrupt, 130; q with 0.
+    @Test func interruptExits130() throws {
+        let p = try TicTacProcess(["play", "--local", "--json", "--level", "random"])
+        #expect(p.await("game-started") != nil)
+        p.process.interrupt()
+        #expect(p.waitExit() == 130)
+        let q = try run(["play", "--local", "--plain", "--level", "random"], input: "q\n")
+        #expect(q.status == 0)
+    }
+
+    /// The headless bot says it runs, with its name and port, without --json.
+    @Test func theBotSaysWhereItListens() throws {
+        let p = Process()
+        p.executableURL = Self.binary
+        p.arguments = ["bot", "--name", "botty", "--no-broadcast", "--no-dnssd"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        defer { if p.isRunning { p.terminate() }; p.waitUntilExit() }
+        // Waits at most 10 s: a bot that says nothing fails here instead of hanging the test.
+        var ready = pollfd(fd: out.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 10_000) == 1, "the bot printed nothing")
+        let first = ready.revents != 0 ? String(decoding: out.fileHandleForReading.availableData, as: UTF8.self) : ""
+        #expect(first.hasPrefix("bot botty ("), "\(first)")
+        #expect(first.contains("listening on ") && first.contains(", port "), "\(first)")
+    }
+}
+
+@Suite struct CellNameTests {
+    @Test func namesAndParsing() throws {
+        let size = try BoardSize(rows: 15, cols: 15, k: 5)
+        #expect(CellName.name(0, on: size) == "a1")
+        #expect(CellName.name(11 * 15 + 2, on: size) == "c12")
+        #expect(CellName.name(224, on: size) == "s15") // l, n, q, r are skipped: they are keys
+        #expect(CellName.parse("C12") == CellName.Ref(col: 2, row: 11))
+        for bad in ["c", "c0", "c21", "l3", "q1", "r2", "n4", "c123", "3c", "c-1", "cc1", "y1"] {
+            #expect(CellName.parse(bad) == nil, "\(bad)")
+        }
+        #expect(CellName.Ref(col: 2, row: 11).cell(on: size) == 167)
+        #expect(CellName.Ref(col: 3, row: 0).cell(on: .classic) == nil)
+    }
+
+    @Test func plainModeTakesNamesBesideNumbers() throws {
+        #expect(try Command.parse("move c7") == .moveAt(CellName.Ref(col: 2, row: 6)))
+        #expect(try Command.parse("C7") == .moveAt(CellName.Ref(col: 2, row: 6)))
+        #expect(try Command.parse("m b2") == .moveAt(CellName.Ref(col: 1, row: 1)))
+        #expect(try Command.parse("move 12") == .move(12))
+        #expect(throws: Command.ParseError.self) { try Command.parse("move c0") }
+    }
+
+    @Test func aLocalGamePlaysANamedCell() throws {
+        let size = try BoardSize(rows: 4, cols: 4, k: 3)
+        for seed in UInt64(0)..<20 {
+            var m = LocalMatch(size: size, level: .random, rng: SplitMix64(seed: seed))
+            _ = m.start(now: .zero)
+            guard m.human.state == .myTurn, m.human.board.cells[9] == .empty else { continue }
+            _ = m.command(.moveAt(CellName.Ref(col: 1, row: 2)), now: .zero) // b3 = cell 10
+            #expect(m.human.board.cells[9] == m.human.piece)
+            let out = m.command(.moveAt(CellName.Ref(col: 1, row: 5)), now: .zero) // b6: no such row
+            #expect(out.contains { if case let .error(code, message) = $0 { code == "illegal-move" && message.contains("b6") } else { false } })
+            return
+        }
+        Issue.record("no seed let the player move first")
+    }
+}
+
+@Suite struct HotSeatTests {
+    /// Two people at one keyboard: each move goes to the side to move, nobody moves by itself,
+    /// and the game ends as one game between the two.
+    @Test func bothSidesMoveFromTheSameKeyboard() throws {
+        var m = LocalMatch(level: .perfect, rng: SplitMix64(seed: 5), hotSeat: true)
+        #expect(m.opponent.name == "Player 2")
+        var out = m.start(now: .zero)
+        #expect(m.human.state == .myTurn || m.botSide.state == .myTurn)
+        let before = m.human.board.emptyCells.count
+        #expect(before == 9, "nobody moved by itself")
+        // Row-major cells 1, 2, 3, 4, 5, 6, 7 in turn: the first mover gets 1, 3, 5, 7 (a diagonal).
+        let first = m.human.state == .myTurn ? m.human.piece : m.human.piece.opponent
+        for cell in 1...7 {
+            out = m.command(.move(cell), now: .zero)
+            #expect(!out.contains { if case .error = $0 { true } else { false } }, "\(cell): \(out)")
+        }
+        let over = out.compactMap { e -> GameResult? in
+            if case let .game(.gameOver(result, _, _), _) = e { return result } else { return nil }
+        }
+        #expect(over == [first == m.human.piece ? .won : .lost])
+        #expect(m.human.board == m.botSide.board)
+    }
+
+    @Test func theScreenNamesBothPlayers() {
+        let two = Opponent(id: ID128(high: 9, low: 9), name: "Player 2")
+        var m = FullScreenModel(color: true, unicode: true)
+        m.hotSeat = true
+        m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: two))
+        m.apply(.game(.opponentTurn, opponent: two))
+        #expect(m.statusText == "Player 2 (O) to move")
+        m.apply(.game(.yourTurn, opponent: two))
+        #expect(m.statusText == "Player 1 (X) to move")
+        m.apply(.game(.gameOver(result: .lost, line: [0, 1, 2], resigned: false), opponent: two))
+        #expect(m.statusText == "Player 2 Won!")
+        let raw = m.lines(width: 80, height: 24).joined()
+        #expect(raw.contains("Player 1: ") && raw.contains("Player 2: "))
+        #expect(!raw.contains("\u{1B}[1;37;41m"), "no loser's red: one of the two players won")
     }
 }
