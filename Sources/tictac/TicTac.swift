@@ -262,6 +262,7 @@ struct Play: ParsableCommand {
             : PlainFieldFront(json: json, readsInput: false, readyEvent: "field")
         let field = FieldSession(reactor: reactor, daemon: daemon, field: try checked(FieldShell(reactor: reactor, core: core)),
                                  front: fieldFront)
+        (fieldFront as? PlainFieldFront)?.output = (front as? PlainFront)?.output // one stdout queue, in order
         let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field)
         let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
         try checked(player.run(connectTo: try options.peers(), notices: notice.map { [.notice($0)] } ?? []))
