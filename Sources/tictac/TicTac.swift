@@ -109,7 +109,7 @@ struct DaemonOptions: ParsableArguments {
     }
 
     func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
-                    moveTime: Duration = .seconds(120)) throws -> Daemon {
+                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2) throws -> Daemon {
         var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
         let key = try identity.map { path in try checked(IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
@@ -118,6 +118,7 @@ struct DaemonOptions: ParsableArguments {
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
+        config.maxLargeGamesPerAddress = maxLargeGames
         let daemon = try checked(Daemon(reactor: reactor, config: config, port: port))
         daemon.maxLinksPerAddress = maxLinksPerAddress
         return daemon
@@ -296,8 +297,13 @@ struct BotCommand: ParsableCommand {
     @Flag(help: "Print each finished game as a JSON object.")
     var json = false
 
+    @Option(help: ArgumentHelp("Games on boards larger than 3 x 3 at most per source address (0-64); one more "
+                               + "is declined as busy. Their searches share one thread.", valueName: "n"))
+    var maxLargeGames = 2
+
     func validate() throws {
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be at least 1") }
+        guard (0...64).contains(maxLargeGames) else { throw ValidationError("--max-large-games must be 0 to 64") }
     }
 
     func run() throws {
@@ -306,7 +312,8 @@ struct BotCommand: ParsableCommand {
         let reactor = try checked(Reactor())
         let random = options.randomSource
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
-                                            capabilities: [.tictactoe, .bot], bot: Bot(level: level))
+                                            capabilities: [.tictactoe, .bot], bot: Bot(level: level),
+                                            maxLargeGames: maxLargeGames)
         if let notice = options.startDiscovery(daemon, random: random, notify: { logger.warning("\($0)") }) {
             logger.warning("\(notice)")
         }
