@@ -291,7 +291,11 @@ struct BotCommand: ParsableCommand {
     @Option(help: "random, easy, good or perfect (never loses on 3 x 3).")
     var level: BotLevel = .perfect
 
-    @Option(help: "Exit after this many finished games.")
+    @Option(help: """
+        Exit after this many finished games, counted over all peers together. A game that ended \
+        before any move (a resignation right after the roll) is not counted, but a peer that \
+        moves once and resigns can still use them up: leave it unset for a bot open to the LAN.
+        """)
     var maxGames: Int?
 
     @Flag(help: "Print each finished game as a JSON object.")
