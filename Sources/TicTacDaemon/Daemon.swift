@@ -54,6 +54,8 @@ public final class Daemon {
     /// DNS-SD publication and browsing, once started.
     public private(set) var dnssd: DNSSDAgent?
     private var announcedState: PresenceState?
+    /// The bot's search thread, made at the first search (BotWorker).
+    private var botWorker: BotWorker?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
@@ -346,6 +348,8 @@ public final class Daemon {
                 onEvent(event)
             case let .log(line):
                 onLog(line)
+            case let .think(job):
+                think(job)
             }
         }
         if let discovery, core.presenceState != announcedState {
@@ -356,6 +360,30 @@ public final class Daemon {
             dnssd?.update(txt: dnssdTXT)
         }
         rearm()
+    }
+
+    /// Hands a search to the bot's thread; without one (it could not be made) it runs here.
+    private func think(_ job: BotSearchJob) {
+        if botWorker == nil {
+            do {
+                botWorker = try BotWorker(reactor: reactor) { [weak self] result in
+                    guard let self else { return }
+                    core.botMoveReady(result, now: reactor.now)
+                    apply()
+                }
+            } catch {
+                onLog("no thread for the bot's searches (\(error)): searching on the loop")
+            }
+        }
+        guard let botWorker else {
+            let result = job.run()
+            return reactor.afterBatch { [weak self] in
+                guard let self else { return }
+                core.botMoveReady(result, now: reactor.now)
+                apply()
+            }
+        }
+        botWorker.submit(job)
     }
 
     private func rearm() {

@@ -108,10 +108,19 @@ public struct DaemonCore {
     /// The bot's move choices: seeded from `random`, no system call per draw (die rolls and
     /// nonces keep `random`, in production the system's cryptographic generator).
     private var botRandom: SplitMix64
+    /// The searches' generator: it starts as `botRandom` did and travels with each search
+    /// (nil while one is out), so a session of one kind of game draws as it always did.
+    private var searchRandom: SplitMix64?
     /// Bot moves to make once the current input is processed (avoids re-entrancy).
     private var botTurns: [LinkID] = []
-    /// Set when bot moves are left for the next turn of the loop (see `runBotTurns`).
-    private var botDue: Instant?
+    /// Bot moves waiting for a search, in the order they came (see `runBotTurns`).
+    private var waitingSearches: [LinkID] = []
+    /// The search handed out and not yet answered: its link, ticket and position.
+    private var searching: (link: LinkID, ticket: UInt64, board: Board)?
+    private var nextTicket: UInt64 = 1
+    /// When each source address last had a search handed out (a counter): the next goes to the
+    /// address served longest ago (round-robin by address).
+    private var lastSearched: [String: UInt64] = [:]
     /// Links whose deadline may have moved since the last refresh.
     private var touched: [LinkID] = []
     /// Min-heap of (deadline, link); an entry is current only while it equals the link's
@@ -121,7 +130,9 @@ public struct DaemonCore {
     public init(config: DaemonConfig) {
         self.config = config
         var random = AnyRandom(config.makeRandom())
-        self.botRandom = SplitMix64(seed: random.next())
+        let seed = random.next()
+        self.botRandom = SplitMix64(seed: seed)
+        self.searchRandom = SplitMix64(seed: seed)
         self.random = random
     }
 
@@ -185,8 +196,7 @@ public struct DaemonCore {
         while let top = deadlines.first, links[top.value]?.deadline != top.at { deadlines.popFirst() }
         var best = deadlines.first?.at
         for at in dialing.values { best = min(best ?? at + Self.dialTimeout, at + Self.dialTimeout) }
-        guard let due = botDue else { return best }
-        return min(due, best ?? due)
+        return best
     }
 
     public mutating func pollActions() -> [DaemonAction] {
@@ -506,7 +516,7 @@ public struct DaemonCore {
                 drainGame(id, now: now)
             }
         }
-        runBotTurns(now: now, searches: 1)
+        runBotTurns(now: now)
     }
 
     // MARK: - Handshake
@@ -674,7 +684,16 @@ public struct DaemonCore {
             // if it lands, is a duplicate the link rule settles).
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
-        if config.bot != nil { return accept(id, gameID: invite.gameID, size: size, now: now) }
+        if config.bot != nil {
+            if size != .classic, config.bot?.searches(on: size) == true {
+                let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
+                if large >= config.maxLargeGamesPerAddress {
+                    log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")
+                    return send(id, .decline(gameID: invite.gameID, reason: .busy))
+                }
+            }
+            return accept(id, gameID: invite.gameID, size: size, now: now)
+        }
         if isBusy(except: id) {
             log("declined \(peer.name)'s invitation: busy")
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
@@ -747,34 +766,73 @@ public struct DaemonCore {
         }
     }
 
-    /// Makes the bot's due moves. A move on the classic board (or a random one) takes
-    /// microseconds, so those all run at once. A search on a larger board may use its whole time
-    /// node budget (about 200 ms), so it never runs inside a frame's handling: it waits for a timer turn of the loop
-    /// (`nextDeadline` is then due at once), and one runs per turn. The reactor reads, answers
-    /// PINGs and serves the other games in between.
-    private mutating func runBotTurns(now: Instant, searches: Int = 0) {
-        botDue = nil
+    /// Makes the bot's due moves (issue 7 §4, the bot's CPU). A move on the classic board (or a
+    /// random one) takes microseconds: it is made at once, inside the input that asked for it,
+    /// so it never waits behind a search. A search on a larger board may use its whole node
+    /// budget (about 200 ms): it is queued, and handed to the shell as a `think` action, one at
+    /// a time (at most one core searches), the next going to the source address served longest
+    /// ago (round-robin). Its answer comes back through `botMoveReady`.
+    private mutating func runBotTurns(now: Instant) {
         guard let bot = config.bot else { return }
-        var searches = searches
-        while let id = botTurns.first {
+        while !botTurns.isEmpty {
+            let id = botTurns.removeFirst()
             let cell: Int
             do { // the copy of the game ends here, before the move mutates the one in `links`
-                guard let game = links[id]?.game, game.state == .myTurn else {
-                    botTurns.removeFirst()
+                guard let game = links[id]?.game, game.state == .myTurn else { continue }
+                if bot.searches(on: game.size) {
+                    if !waitingSearches.contains(id), searching?.link != id { waitingSearches.append(id) }
                     continue
                 }
-                if bot.searches(on: game.size) {
-                    guard searches > 0 else { botDue = now; return }
-                    searches -= 1
-                }
-                botTurns.removeFirst()
-                let budget: SearchBudget = bot.searches(on: game.size) ? .nodes(config.botNodes) : .unlimited
-                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom, budget: budget)
+                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom)
             }
             try? links[id]?.game?.handle(.localMove(cell), now: now)
             drainGame(id, now: now)
         }
+        startSearch()
     }
+
+    /// Hands out the next search when none is out: the waiting move of the address served
+    /// longest ago, oldest first within it.
+    private mutating func startSearch() {
+        guard let bot = config.bot, searching == nil, let random = searchRandom else { return }
+        waitingSearches.removeAll { links[$0]?.game?.state != .myTurn || links[$0]?.closing != false }
+        let pick = waitingSearches.indices.min { a, b in
+            let x = lastSearched[links[waitingSearches[a]]?.address ?? ""] ?? 0
+            let y = lastSearched[links[waitingSearches[b]]?.address ?? ""] ?? 0
+            return (x, a) < (y, b)
+        }
+        guard let pick, let link = links[waitingSearches[pick]], let game = link.game else { return }
+        waitingSearches.remove(at: pick)
+        let ticket = nextTicket
+        nextTicket += 1
+        lastSearched[link.address] = ticket
+        if lastSearched.count > 4 * links.count + 64 { // bounded by the links: forget the gone
+            let live = Set(links.values.map(\.address))
+            lastSearched = lastSearched.filter { live.contains($0.key) }
+        }
+        searching = (link.id, ticket, game.board)
+        searchRandom = nil
+        actions.append(.think(BotSearchJob(link: link.id, ticket: ticket, address: link.address, bot: bot,
+                                           board: game.board, piece: game.piece, nodes: config.botNodes, random: random)))
+    }
+
+    /// A search handed out with `think` is done: the move is made if its game still waits for
+    /// it in the same position (the game may have ended meanwhile), and the next search goes out.
+    public mutating func botMoveReady(_ result: BotSearchResult, now: Instant) {
+        guard let out = searching, out.ticket == result.ticket, out.link == result.link else { return }
+        searching = nil
+        searchRandom = result.random
+        if let game = links[out.link]?.game, game.state == .myTurn, game.board == out.board, links[out.link]?.closing == false {
+            try? links[out.link]?.game?.handle(.localMove(result.cell), now: now)
+            drainGame(out.link, now: now)
+        } else if links[out.link]?.game?.state == .myTurn {
+            botTurns.append(out.link) // another position by now: search it again
+        }
+        runBotTurns(now: now)
+    }
+
+    /// Searches waiting for their turn (not counting the one out), for tests and stats.
+    public var queuedSearches: Int { waitingSearches.count }
 
     // MARK: - Peers
 

@@ -21,6 +21,9 @@ public struct DaemonConfig {
     /// Nodes the bot may search per move on a board larger than 3 x 3. A count, not a clock, so
     /// a bot's move is a function of the position and the seed (a capture replays exactly).
     public var botNodes: Int = Bot.defaultSearchNodes
+    /// A bot's games on boards larger than 3 x 3 at most per source address (their moves are
+    /// searches; one address cannot fill the search queue). Past it, INVITE gets DECLINE `busy`.
+    public var maxLargeGamesPerAddress = 2
     /// A fresh generator per game and for ids: the system's in the app, seeded in tests.
     public var makeRandom: () -> any RandomNumberGenerator
     public var pingAfter: Duration = .seconds(1)
@@ -120,6 +123,9 @@ public enum DaemonAction: Sendable, Equatable {
     /// A line for the operator's log (stderr), not the player: a stranger's bad input, an
     /// automatic action that failed. Never shown by the front.
     case log(String)
+    /// Run this bot search off the loop's thread and give the result to `botMoveReady` (one is
+    /// handed out at a time; the next waits for that answer).
+    case think(BotSearchJob)
 }
 
 /// Commands from the player.

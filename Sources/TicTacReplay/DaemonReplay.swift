@@ -280,6 +280,9 @@ public struct DaemonReplay {
                     break // a dial shows in the capture as its own connection
                 case .log:
                     break // the operator's log: nothing on the wire
+                case let .think(job):
+                    // The shell searches on its worker; here at once, in the same order.
+                    core.botMoveReady(job.run(), now: now)
                 }
             }
             actions = core.pollActions()

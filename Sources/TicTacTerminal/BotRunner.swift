@@ -7,7 +7,8 @@ import TicTacNet
 import TicTacWire
 
 /// The headless bot: a daemon that accepts every invitation and plays. Prints one line per
-/// finished game; exits cleanly (LEAVE to every peer) on SIGINT/SIGTERM or after `maxGames`.
+/// finished game; exits cleanly (LEAVE to every peer) on SIGINT/SIGTERM or after `maxGames`
+/// finished games with any peers, counting only games in which a move was made.
 public final class BotRunner {
     private let reactor: Reactor
     private let daemon: Daemon
@@ -16,6 +17,9 @@ public final class BotRunner {
     private let log: (String) -> Void
     private var signals: SignalSource?
     private var games = 0
+    private var counter = GameCounter()
+    /// Standard output, never blocking the bot's daemon (as plain mode's, README).
+    private let output: LineWriter
     private var leaving = false
     /// Stopped by SIGINT: the command exits 130 (128 + SIGINT).
     public private(set) var interrupted = false
@@ -27,6 +31,7 @@ public final class BotRunner {
         self.json = json
         self.maxGames = maxGames
         self.log = log
+        output = LineWriter(gapLine: OutputFormatter(style: json ? .json : .text).gapLine)
     }
 
     /// Runs until a signal, or `maxGames` games.
@@ -39,32 +44,35 @@ public final class BotRunner {
         daemon.onEvent = { [unowned self] event in handle(event) }
         let config = daemon.core.config
         log("bot \(config.name) (\(config.instanceID)) listening on port \(daemon.port)")
+        output.attach(to: reactor)
         if !json {
             // One line to say it runs and where a player finds it (README "Usage").
             let addresses = FullScreenFront.hostAddresses()
             let at = addresses.isEmpty ? "this host" : addresses.joined(separator: ", ")
-            print("bot \(config.name) (\(config.instanceID.description.prefix(8))) listening on \(at), port \(daemon.port)")
-            fflush(nil)
+            output.write("bot \(config.name) (\(config.instanceID.description.prefix(8))) listening on \(at), port \(daemon.port)")
         } else {
-            print(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
-            fflush(nil)
+            output.write(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
         }
         for addresses in peers { daemon.keepConnecting(to: addresses) }
+        defer { output.drain(within: .seconds(1)) }
         try reactor.run()
     }
 
     private func handle(_ event: DaemonEvent) {
+        if case .game(.gameOver, _) = event {} else { _ = counter.counts(event) }
         switch event {
         case let .game(.gameOver(result, _, _), opponent):
+            guard counter.counts(event) else {
+                return log("\(opponent.name) ended a game before any move: not counted")
+            }
             games += 1
             if json {
                 let line = JSON.object([("event", .string("game-over")), ("opponent", OutputFormatter.who(opponent)),
                                         ("result", .string(result.rawValue)), ("games", .int(games))])
-                print(line.serialized)
+                output.write(line.serialized)
             } else {
-                print("game \(games) vs \(opponent.name): \(result.rawValue)")
+                output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
             }
-            fflush(nil)
             if let maxGames, games >= maxGames { quit() }
         case let .peerFound(p): log("peer \(p.name) (\(p.id)) at \(p.address)")
         case let .peerLost(p, reason): log("peer \(p.name) gone: \(reason)")
@@ -80,5 +88,27 @@ public final class BotRunner {
         guard !leaving else { return }
         leaving = true
         daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
+    }
+}
+
+/// Which finished games `bot --max-games` counts: only those in which a move was made. A game
+/// that ended before any move (a resignation right after the roll) is not counted, so a peer
+/// doing that in a loop cannot use up the budget (issue 7 §4).
+public struct GameCounter {
+    /// Opponents whose current game has had a move.
+    private var moved: Set<ID128> = []
+
+    public init() {}
+
+    /// Takes every daemon event in order; true for a game-over that counts.
+    public mutating func counts(_ event: DaemonEvent) -> Bool {
+        switch event {
+        case let .game(.gameStarted, opponent): moved.remove(opponent.id)
+        case let .game(.board, opponent): moved.insert(opponent.id)
+        case let .game(.gameOver, opponent): return moved.remove(opponent.id) != nil
+        case let .disconnected(opponent, _), let .matchEnded(opponent, _): moved.remove(opponent.id)
+        default: break
+        }
+        return false
     }
 }

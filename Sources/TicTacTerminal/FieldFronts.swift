@@ -25,6 +25,9 @@ public final class PlainFieldFront: FieldFront {
     private var timer: Reactor.TimerID?
 
     private let readyEvent: String
+    /// Where lines go when set (tictac play's plain front, so the daemon never blocks on an
+    /// unread standard output); else print.
+    public var output: LineWriter?
 
     /// `readyEvent`: the name of the first line (`ready`; `field` when opened from tictac play,
     /// whose own first line is its `ready`).
@@ -96,6 +99,7 @@ public final class PlainFieldFront: FieldFront {
     }
 
     private func emit(_ line: String) {
+        if let output { return output.write(line) }
         print(line)
         fflush(nil)
     }

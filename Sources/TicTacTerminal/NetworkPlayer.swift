@@ -25,10 +25,18 @@ public final class PlainFront: Front {
     public var interceptLine: ((String) -> Bool)?
     private let formatter: OutputFormatter
     private var input: StdinLines?
+    /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
+    /// field's plain front writes through it too, so the two stay in order.
+    public let output: LineWriter
 
-    public init(json: Bool) { formatter = OutputFormatter(style: json ? .json : .text) }
+    public init(json: Bool) {
+        let formatter = OutputFormatter(style: json ? .json : .text)
+        self.formatter = formatter
+        output = LineWriter(gapLine: formatter.gapLine)
+    }
 
     public func start(reactor: Reactor) throws(NetError) {
+        output.attach(to: reactor)
         input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
             switch item {
             case .tooLong:
@@ -46,11 +54,14 @@ public final class PlainFront: Front {
     }
 
     public func show(_ event: OutputEvent) {
-        for line in formatter.lines(for: event) { print(line) }
-        fflush(nil)
+        for line in formatter.lines(for: event) { output.write(line) }
     }
 
-    public func stop() { input?.stop() }
+    /// Stops reading input; what is left of the output gets at most a second to go.
+    public func stop() {
+        input?.stop()
+        output.drain(within: .seconds(1))
+    }
 }
 
 /// A daemon with a person at the front: wires the daemon's events to the front and the front's

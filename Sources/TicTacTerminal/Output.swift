@@ -77,6 +77,15 @@ public struct OutputFormatter: Sendable {
 
     public init(style: Style) { self.style = style }
 
+    /// The line standing for `count` lines dropped because standard output was not being read
+    /// (LineWriter; README "Plain mode").
+    public func gapLine(_ count: Int) -> String {
+        switch style {
+        case .json: JSON.object([("event", .string("output-dropped")), ("count", .int(count))]).serialized
+        case .text: "(\(count) lines of output dropped: standard output was not being read)"
+        }
+    }
+
     /// The lines for one event (none for events a style does not show).
     public func lines(for event: OutputEvent) -> [String] {
         switch (style, event) {

@@ -116,7 +116,7 @@ struct DaemonOptions: ParsableArguments {
     }
 
     func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
-                    moveTime: Duration = .seconds(120)) throws -> Daemon {
+                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2) throws -> Daemon {
         var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
         let key = try identity.map { path in try running(.config, nil, IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
@@ -125,6 +125,7 @@ struct DaemonOptions: ParsableArguments {
         config.deadAfter = .seconds(peerTimeout)
         config.bot = bot
         config.moveTime = moveTime
+        config.maxLargeGamesPerAddress = maxLargeGames
         let daemon = try running(.unavailable, "cannot listen on TCP port \(port)",
                                  Daemon(reactor: reactor, config: config, port: UInt16(clamping: port)))
         daemon.maxLinksPerAddress = maxLinksPerAddress
@@ -335,6 +336,7 @@ struct Play: ParsableCommand {
         let field = FieldSession(reactor: reactor, daemon: daemon,
                                  field: try running(.unavailable, "cannot open the field's UDP socket", FieldShell(reactor: reactor, core: core)),
                                  front: fieldFront)
+        (fieldFront as? PlainFieldFront)?.output = (front as? PlainFront)?.output // one stdout queue, in order
         let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field)
         let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
         let notices = [notice, logNotice].compactMap { $0 }.map { OutputEvent.notice($0) }
@@ -364,14 +366,25 @@ struct BotCommand: ParsableCommand {
     @Option(help: "random, easy, good or perfect (never loses on 3 x 3).")
     var level: BotLevel = .perfect
 
-    @Option(parsing: .unconditional, help: "Exit after this many finished games (1 or more).")
+    @Option(parsing: .unconditional, help: """
+        Exit after this many finished games, counted over all peers together. A game that ended \
+        before any move (a resignation right after the roll) is not counted, but a peer that \
+        moves once and resigns can still use them up: leave it unset for a bot open to the LAN.
+        """)
     var maxGames: Int?
 
     @Flag(help: "Print each finished game as a JSON object.")
     var json = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Games on boards larger than 3 x 3 at most per source address (0-64); one more "
+                               + "is declined as busy. Their searches share one thread.", valueName: "n"))
+    var maxLargeGames = 2
+
     func validate() throws {
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be 1 or more, not \(maxGames)") }
+        guard (0...64).contains(maxLargeGames) else {
+            throw ValidationError("--max-large-games must be 0 to 64, not \(maxLargeGames)")
+        }
     }
 
     func run() throws {
@@ -380,7 +393,8 @@ struct BotCommand: ParsableCommand {
         let reactor = try running(.osErr, nil, Reactor())
         let random = options.randomSource
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
-                                            capabilities: [.tictactoe, .bot], bot: Bot(level: level))
+                                            capabilities: [.tictactoe, .bot], bot: Bot(level: level),
+                                            maxLargeGames: maxLargeGames)
         if let notice = options.startDiscovery(daemon, random: random, notify: { logger.warning("\($0)") }) {
             logger.warning("\(notice)")
         }

@@ -22,6 +22,10 @@ struct CoreNet {
     var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
     /// Lines for each core's operator log.
     var logs: [[String]]
+    /// Bot searches handed out (`think`) and not yet answered, per core.
+    var thinks: [[BotSearchJob]]
+    /// Every search handed out, per core, in order.
+    var searched: [[BotSearchJob]]
 
     init(_ configs: DaemonConfig...) {
         cores = configs.map { DaemonCore(config: $0) }
@@ -30,6 +34,8 @@ struct CoreNet {
         decoders = Array(repeating: [:], count: configs.count)
         dials = Array(repeating: [], count: configs.count)
         logs = Array(repeating: [], count: configs.count)
+        thinks = Array(repeating: [], count: configs.count)
+        searched = Array(repeating: [], count: configs.count)
     }
 
     /// Tells core `i` what discovery says.
@@ -39,12 +45,14 @@ struct CoreNet {
     }
 
     /// Opens a connection from core `dialler` to core `to`; nothing is delivered yet.
-    mutating func connect(dialler: Int, to: Int? = nil) -> LinkID {
+    /// Each side records the other's address, 198.18.0.(index + 1), or `address` for the dialler.
+    mutating func connect(dialler: Int, to: Int? = nil, address: String? = nil) -> LinkID {
         let id = wires.count + 1
         let other = to ?? 1 - dialler
         wires[id] = (dialler, other)
         for i in [dialler, other] {
-            cores[i].linkOpened(id, outgoing: i == dialler, address: "198.18.0.\(i + 1)", port: nil, now: now)
+            let far = i == dialler ? "198.18.0.\(other + 1)" : address ?? "198.18.0.\(dialler + 1)"
+            cores[i].linkOpened(id, outgoing: i == dialler, address: far, port: nil, now: now)
         }
         collect()
         return id
@@ -129,10 +137,21 @@ struct CoreNet {
                         events[i].append(e)
                     case let .log(line):
                         logs[i].append(line)
+                    case let .think(job):
+                        thinks[i].append(job) // answered by `answerSearches`
                     }
                 }
             }
         }
+    }
+
+    /// Runs core `i`'s searches handed out so far and gives it the answers (as its worker would).
+    mutating func answerSearches(_ i: Int) {
+        let jobs = thinks[i]
+        thinks[i] = []
+        searched[i] += jobs
+        for job in jobs { cores[i].botMoveReady(job.run(), now: now) }
+        collect()
     }
 
     /// Delivers a message to core `i` on `link` as if its peer had sent it.
@@ -361,50 +380,5 @@ struct CoreNet {
             #expect(n.count(i) { if case .peerLost = $0 { true } else { false } } == 0)
         }
         expectCleanLobbyAndNewMatch(&n)
-    }
-}
-
-@Suite struct BotPacingTests {
-    /// A bot playing two 7 x 7 games: a search never runs inside a frame's handling, and one
-    /// runs per timer turn, so the loop gets back to its sockets between two searches.
-    @Test func largeBoardSearchesRunOnePerLoopTurn() throws {
-        var bot = config("bot", seed: 41, bot: .good)
-        bot.botNodes = 2_000
-        var h1 = config("hana", seed: 42), h2 = config("hugo", seed: 43)
-        h1.size = try BoardSize(rows: 7, cols: 7, k: 4)
-        h2.size = h1.size
-        var n = CoreNet(bot, h1, h2)
-        _ = n.connect(dialler: 1, to: 0)
-        _ = n.connect(dialler: 2, to: 0)
-        n.settle()
-        try n.command(1, .invite("bot"))
-        try n.command(2, .invite("bot"))
-        var botMoves = 0, turns = 0, maxPerTurn = 0
-        func botMoved(_ n: CoreNet) -> Int {
-            n.events[0].count { if case .game(.board, _) = $0 { true } else { false } }
-        }
-        // Play both games to the end: the humans take the first free cell.
-        while turns < 500, n.cores[1].currentGame?.state != .done || n.cores[2].currentGame?.state != .done {
-            n.settle()
-            let before = botMoved(n)
-            #expect(before == botMoves, "a search ran while frames were handled")
-            for h in 1...2 {
-                guard let g = n.cores[h].currentGame, g.state == .myTurn,
-                      let cell = (0..<g.board.size.cellCount).first(where: { g.board[$0] == .empty }) else { continue }
-                try n.command(h, .move(cell))
-            }
-            n.settle()
-            botMoves = botMoved(n) // humans' moves show on the bot's board too
-            // The bot's timer turn, as the reactor runs it: due at once while searches wait.
-            if let due = n.cores[0].nextDeadline(), due <= n.now {
-                n.advance(by: .zero)
-                maxPerTurn = max(maxPerTurn, botMoved(n) - botMoves)
-                botMoves = botMoved(n)
-            }
-            turns += 1
-        }
-        #expect(n.cores[1].currentGame?.state == .done && n.cores[2].currentGame?.state == .done)
-        #expect(n.errors.isEmpty, "\(n.errors)")
-        #expect(maxPerTurn == 1)
     }
 }

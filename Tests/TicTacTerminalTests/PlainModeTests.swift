@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TicTacDaemon
 import TicTacEngine
 import TicTacWire
 @testable import TicTacTerminal
@@ -380,5 +381,25 @@ import TicTacTime
         let raw = m.lines(width: 80, height: 24).joined()
         #expect(raw.contains("Player 1: ") && raw.contains("Player 2: "))
         #expect(!raw.contains("\u{1B}[1;37;41m"), "no loser's red: one of the two players won")
+    }
+}
+
+/// `bot --max-games` counts only games with a move (issue 7 §4): resigning right after the roll
+/// in a loop does not use it up.
+@Suite struct GameCounterTests {
+    @Test func resigningBeforeAnyMoveIsNotCounted() throws {
+        let hostile = PeerInfo(id: ID128(high: 1, low: 1), name: "h", address: "198.18.0.1", port: nil, capabilities: [])
+        let fair = PeerInfo(id: ID128(high: 2, low: 2), name: "f", address: "198.18.0.2", port: nil, capabilities: [])
+        var counter = GameCounter()
+        let start = GameEvent.gameStarted(piece: .o, first: true, size: .classic)
+        let over = GameEvent.gameOver(result: .won, line: nil, resigned: true)
+        var counted = 0
+        for _ in 0..<100 { // the hostile peer: a game, then resign
+            for e in [start, over] where counter.counts(.game(e, opponent: hostile)) { counted += 1 }
+        }
+        #expect(counted == 0)
+        let board = GameEvent.board(Board(size: .classic))
+        for e in [start, board, over] where counter.counts(.game(e, opponent: fair)) { counted += 1 }
+        #expect(counted == 1, "a game with a move counts")
     }
 }
