@@ -312,6 +312,10 @@ public struct DaemonCore {
     public mutating func presence(_ event: DiscoveryEvent, now: Instant) {
         switch event {
         case let .found(p), let .updated(p):
+            // The lobby lists only peers that offer tic-tac-toe (capability bit 0, Protocol.md §6
+            // ANNOUNCE; TXT `g=ttt`, §10): a `tictac spheres` daemon announces the field alone.
+            // The field hears of it from the presence table itself (Daemon.onPresence).
+            guard p.capabilities.contains(.tictactoe) else { return presence(.lost(p, reason: "offers no tic-tac-toe"), now: now) }
             let known = present[p.id] != nil || linkedPeer(p.id) != nil
             present[p.id] = p
             let shown = info(p, link: linkedPeer(p.id))

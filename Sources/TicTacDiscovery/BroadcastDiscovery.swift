@@ -68,9 +68,10 @@ public final class BroadcastDiscovery {
 
     /// Feeds a sighting from another source (DNS-SD) into the presence table.
     public func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String], port: UInt16,
-                        capabilities: Capabilities, versions: ClosedRange<UInt8>, state: PresenceState) {
-        core.sighted(id, via: source, name: name, addresses: addresses, port: port, capabilities: capabilities,
-                     versions: versions, state: state, now: reactor.now)
+                        fieldPort: UInt16 = 0, capabilities: Capabilities, versions: ClosedRange<UInt8>,
+                        state: PresenceState) {
+        core.sighted(id, via: source, name: name, addresses: addresses, port: port, fieldPort: fieldPort,
+                     capabilities: capabilities, versions: versions, state: state, now: reactor.now)
         apply()
     }
 

@@ -266,13 +266,14 @@ public struct DiscoveryCore {
 
     // MARK: - Other sources
 
-    /// A source other than broadcast (DNS-SD) sees a peer, or sees it change.
+    /// A source other than broadcast (DNS-SD) sees a peer, or sees it change. `fieldPort`: the
+    /// field's UDP port it gives (`_spherenet._udp`'s SRV port), 0 if none.
     public mutating func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String],
-                                 port: UInt16, capabilities: Capabilities, versions: ClosedRange<UInt8>,
-                                 state: PresenceState, now: Instant) {
+                                 port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
+                                 versions: ClosedRange<UInt8>, state: PresenceState, now: Instant) {
         guard id != local.id else { return }
         let view = View(name: name, addresses: Dictionary(addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
-                        port: port, fieldPort: 0, capabilities: capabilities, versions: versions,
+                        port: port, fieldPort: fieldPort, capabilities: capabilities, versions: versions,
                         state: state, updated: now, expires: nil, addressLife: nil)
         entries[id, default: Entry()].views[source.rawValue] = view
         refresh(id)
@@ -368,12 +369,19 @@ public struct DiscoveryCore {
         let addresses = heard.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map(\.key)
         var via = PeerSources()
         for key in entry.views.keys { via.insert(PeerSources(rawValue: key)) }
+        // The field's service (`_spherenet._udp`, Protocol.md §11) knows the field alone: the
+        // TCP port, state and versions come from the newest view of another source if any.
+        let told = entry.views.filter { $0.key != PeerSources.fieldDNSSD.rawValue }.values
+            .max(by: { $0.updated < $1.updated }) ?? newest
         // Broadcast carries the display name as the player chose it; DNS-SD's may be renamed.
-        let name = entry.views[PeerSources.broadcast.rawValue]?.name ?? newest.name
-        let peer = PresencePeer(id: id, name: name, addresses: addresses, port: newest.port,
+        let name = entry.views[PeerSources.broadcast.rawValue]?.name ?? told.name
+        // What the peer offers is what any source says it offers: the field's service says only
+        // the field, DNS-SD's TXT has no bot bit (Protocol.md §10).
+        let offered = entry.views.values.reduce(Capabilities()) { $0.union($1.capabilities) }
+        let peer = PresencePeer(id: id, name: name, addresses: addresses, port: told.port,
                                 fieldPort: entry.views.values.map(\.fieldPort).max() ?? 0,
-                                capabilities: newest.capabilities, versions: newest.versions,
-                                state: newest.state, via: via)
+                                capabilities: offered, versions: told.versions,
+                                state: told.state, via: via)
         guard peer != entry.shown else { return }
         entries[id]?.shown = peer
         actions.append(.event(entry.shown == nil ? .found(peer) : .updated(peer)))

@@ -11,12 +11,14 @@ public struct PeerSources: OptionSet, Sendable, Hashable {
     public static let dnssd = PeerSources(rawValue: 1 << 1)
     /// Named by the user (`--connect HOST:PORT`).
     public static let manual = PeerSources(rawValue: 1 << 2)
+    /// DNS-SD `_spherenet._udp`: the collaborative field's service (Protocol.md §11).
+    public static let fieldDNSSD = PeerSources(rawValue: 1 << 3)
 
-    /// Names as the JSON contract spells them: "broadcast", "dns-sd", "manual".
+    /// Names as the JSON contract spells them: "broadcast", "dns-sd" (either service), "manual".
     public var names: [String] {
         var out: [String] = []
         if contains(.broadcast) { out.append("broadcast") }
-        if contains(.dnssd) { out.append("dns-sd") }
+        if !isDisjoint(with: [.dnssd, .fieldDNSSD]) { out.append("dns-sd") }
         if contains(.manual) { out.append("manual") }
         return out
     }

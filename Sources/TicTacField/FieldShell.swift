@@ -13,23 +13,49 @@ public final class FieldShell {
     public private(set) var core: FieldCore
     /// What the front shows.
     public var onEvent: (FieldEvent) -> Void = { _ in }
-    /// The UDP port the field listens on (the one to announce).
+    /// The UDP port the field listens on (the one to announce), on IPv4 and IPv6 alike.
     public let port: UInt16
 
     private var socket: UDPSocket?
+    /// IPv6 on the same port, for participants heard at IPv6 (link-local, scoped) addresses
+    /// (Protocol.md §11); nil where IPv6 is off or the address bound is a specific one.
+    private var socket6: UDPSocket?
     private var timer: (id: Reactor.TimerID, at: Instant)?
 
-    /// Binds a UDP socket on `address` (IPv4 wildcard by default) and a kernel-chosen port.
+    /// Binds a UDP socket on `address` (IPv4 wildcard by default) and a kernel-chosen port; with
+    /// the IPv4 wildcard, also `[::]` on the same port (IPV6_V6ONLY), tried on a few ports until
+    /// both are free. Neither socket shares its port (no SO_REUSEPORT): a participant's datagrams
+    /// must reach this field and no other.
     public init(reactor: Reactor, core: FieldCore, address: String = "0.0.0.0", port: UInt16 = 0) throws(NetError) {
         self.reactor = reactor
         self.core = core
         guard let bind = SocketAddress(ip: address, port: port) else { throw NetError("field address \(address)", errno: EINVAL) }
         var received: (UDPSocket.Datagram) -> Void = { _ in }
-        let s = try UDPSocket(reactor: reactor, bind: bind, maxDatagram: 2048) { received($0) }
+        var s = try UDPSocket(reactor: reactor, bind: bind, maxDatagram: 2048, shared: false) { received($0) }
+        var s6: UDPSocket?
+        if address == "0.0.0.0" {
+            for attempt in 0..<8 {
+                guard let any6 = SocketAddress(ip: "::", port: s.port) else { break }
+                do {
+                    s6 = try UDPSocket(reactor: reactor, bind: any6, maxDatagram: 2048, shared: false) { received($0) }
+                    break
+                } catch {
+                    // IPv6 off (EAFNOSUPPORT, EADDRNOTAVAIL): IPv4 alone. The port taken on IPv6,
+                    // and ours to choose: another pair.
+                    guard error.errno == EADDRINUSE, port == 0, attempt < 7 else { break }
+                    s.close()
+                    s = try UDPSocket(reactor: reactor, bind: bind, maxDatagram: 2048, shared: false) { received($0) }
+                }
+            }
+        }
         socket = s
+        socket6 = s6
         self.port = s.port
         received = { [weak self] datagram in self?.received(datagram) }
     }
+
+    /// True when the field also listens on IPv6.
+    public var hasIPv6: Bool { socket6 != nil }
 
     /// True for a presence peer that takes part in the field (Protocol.md §11).
     public static func isParticipant(_ peer: PresencePeer) -> Bool {
@@ -80,8 +106,7 @@ public final class FieldShell {
         apply()
         if let timer { reactor.cancel(timer.id) }
         timer = nil
-        socket?.close()
-        socket = nil
+        closeSockets()
     }
 
     /// Says FIELD_LEAVE to every participant and stops sending; the socket stays, and `start`
@@ -96,8 +121,14 @@ public final class FieldShell {
     public func vanish() {
         if let timer { reactor.cancel(timer.id) }
         timer = nil
+        closeSockets()
+    }
+
+    private func closeSockets() {
         socket?.close()
         socket = nil
+        socket6?.close()
+        socket6 = nil
     }
 
     deinit { vanish() }
@@ -115,7 +146,8 @@ public final class FieldShell {
             case let .send(bytes, to):
                 // An address of another family, or one that cannot be reached now: the next
                 // heartbeat tries again (Protocol.md §11: no acks, no retries).
-                if let socket, let address = SocketAddress(ip: to.address, port: to.port) { socket.send(bytes, to: address) }
+                guard let address = SocketAddress(ip: to.address, port: to.port) else { break }
+                (address.family == .v6 ? socket6 : socket)?.send(bytes, to: address)
             case let .event(e):
                 onEvent(e)
             }

@@ -21,8 +21,9 @@ public final class UDPSocket {
     private let reactor: Reactor
     private let onDatagram: (Datagram) -> Void
 
-    /// Binds `address` (e.g. 0.0.0.0 and a port, or port 0 for any).
-    public init(reactor: Reactor, bind address: SocketAddress, maxDatagram: Int = 2048,
+    /// Binds `address` (e.g. 0.0.0.0 and a port, or port 0 for any). `shared` false: no
+    /// SO_REUSEPORT, so a port held by another socket is refused (EADDRINUSE) instead of shared.
+    public init(reactor: Reactor, bind address: SocketAddress, maxDatagram: Int = 2048, shared: Bool = true,
                 onDatagram: @escaping (Datagram) -> Void) throws(NetError) {
         self.reactor = reactor
         self.onDatagram = onDatagram
@@ -30,7 +31,7 @@ public final class UDPSocket {
         let fd = try Socket.make(address.domain, Int32(SOCK_DGRAM.rawValue))
         do throws(NetError) {
             try Socket.set(fd, SOL_SOCKET, SO_REUSEADDR)
-            try Socket.set(fd, SOL_SOCKET, SO_REUSEPORT)
+            if shared { try Socket.set(fd, SOL_SOCKET, SO_REUSEPORT) }
             try Socket.set(fd, SOL_SOCKET, SO_BROADCAST)
             // An IPv6 socket takes IPv6 only: IPv4 has its own socket on the same port.
             if address.family == .v6 { try Socket.set(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY) }

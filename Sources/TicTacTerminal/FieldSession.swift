@@ -18,6 +18,10 @@ public final class FieldSession {
     /// The player asked to quit tictac (Ctrl-C on the full screen, `quit` in plain mode).
     public var onQuit: () -> Void = {}
 
+    /// Publishes and browses the field by DNS-SD (`_spherenet._udp`, Protocol.md §11) while it
+    /// is open; nil without DNS-SD.
+    public var dnssd: FieldDNSSD?
+
     private let reactor: Reactor
     private let daemon: Daemon
 
@@ -42,6 +46,7 @@ public final class FieldSession {
         front.show(.ready(field.core.local, port: field.port))
         try front.start(reactor: reactor)
         field.start(peers: daemon.discovery?.core.peers ?? [])
+        dnssd?.start(name: daemon.core.config.name.value, id: daemon.core.config.instanceID, fieldPort: field.port)
     }
 
     /// FIELD_LEAVE, no more field in our announcements, the counters, and the front stops.
@@ -49,6 +54,7 @@ public final class FieldSession {
         guard isOpen else { return }
         isOpen = false
         field.stopSending()
+        dnssd?.stop()
         announce(false)
         front.show(.stats(field.core.counters))
         front.stop()

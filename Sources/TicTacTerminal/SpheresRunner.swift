@@ -19,6 +19,9 @@ public final class SpheresRunner {
     private var signals: SignalSource?
     private var leaving = false
     private var wanderer: Wanderer?
+    /// Publishes and browses the field by DNS-SD (`_spherenet._udp`, Protocol.md §11) while the
+    /// runner runs; nil without DNS-SD.
+    public var dnssd: FieldDNSSD?
 
     /// `wander`: a headless participant (`--bot`) that drifts around the field by itself.
     public init(reactor: Reactor, daemon: Daemon, field: FieldShell, front: FieldFront, wander: Bool) {
@@ -45,6 +48,8 @@ public final class SpheresRunner {
         for n in notices { front.show(.notice(n)) }
         try front.start(reactor: reactor)
         field.start(peers: daemon.discovery?.core.peers ?? [])
+        dnssd?.onNotice = { [unowned self] in front.show(.notice($0)) }
+        dnssd?.start(name: daemon.core.config.name.value, id: daemon.core.config.instanceID, fieldPort: field.port)
         if wanderer != nil { wander() }
         try reactor.run()
     }
@@ -76,6 +81,7 @@ public final class SpheresRunner {
         guard !leaving else { return }
         leaving = true
         field.leave()
+        dnssd?.stop()
         // The counters once at the end, for scripts and tests (the full screen only puts them
         // in its status line, which stop() clears).
         front.show(.stats(field.core.counters))

@@ -339,6 +339,10 @@ struct Play: ParsableCommand {
         (fieldFront as? PlainFieldFront)?.output = (front as? PlainFront)?.output // one stdout queue, in order
         let player = NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field)
         let notice = options.startDiscovery(daemon, random: random) { [unowned player] in player.notify($0) }
+        if !options.discovery.noDnssd, let presence = daemon.discovery {
+            // Published while the field is open; `_tictactoe._tcp`'s agent already tells of outages.
+            field.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), discovery: presence)
+        }
         let notices = [notice, logNotice].compactMap { $0 }.map { OutputEvent.notice($0) }
         try running(.osErr, nil, player.run(connectTo: try options.peers(), notices: notices))
         if player.interrupted { throw interruptedStatus }
@@ -521,20 +525,23 @@ struct SpheresCommand: ParsableCommand {
                              x: Int32(system.next() % 1000), y: Int32(system.next() % 1000), color: rgb)
         let field = try running(.unavailable, "cannot open the field's UDP socket", FieldShell(reactor: reactor, core: core))
         var notices: [String] = []
-        if !discovery.noBroadcast {
-            do {
-                try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
-                                          config: discovery.config(), fieldPort: field.port, random: system)
-            } catch {
-                notices.append("broadcast discovery unavailable (\(error)): no one can be found")
-            }
+        do {
+            try daemon.startDiscovery(port: discovery.discoveryPort, interfaces: discovery.interface,
+                                      config: discovery.config(), fieldPort: field.port,
+                                      broadcast: !discovery.noBroadcast, random: system)
+        } catch {
+            notices.append("broadcast discovery unavailable (\(error)): no one can be found")
         }
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !plain && !json && !bot
         let front: FieldFront = terminal
             ? FullScreenFieldFront(depth: Self.colorDepth(noColor: noColor))
             : PlainFieldFront(json: json, readsInput: !bot)
-        try running(.osErr, nil, SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
-            .run(notices: notices))
+        let runner = SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
+        // The field by DNS-SD too (`_spherenet._udp`, Protocol.md §11): found across the reflector.
+        if !discovery.noDnssd, let presence = daemon.discovery {
+            runner.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), discovery: presence)
+        }
+        try running(.osErr, nil, runner.run(notices: notices))
     }
 
     /// The terminal's colours from the flag and the environment (NO_COLOR, COLORTERM, TERM).

@@ -72,6 +72,39 @@ import TicTacWire
         #expect(!net.events[0].contains { if case .declined = $0 { true } else { false } })
     }
 
+    @Test func aFieldOnlyParticipantIsNotInTheLobby() throws {
+        var (net, _, ben) = pair()
+        // `tictac spheres` announces the field only (capabilities: bit 1, no bit 0).
+        var sam = config("sam", seed: 13)
+        sam.capabilities = [.field]
+        var seenSam = Self.seen(sam, at: "198.18.0.3")
+        seenSam.fieldPort = 40_000
+        net.presence(0, .found(seenSam))
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        #expect(net.cores[0].peers.map(\.name) == ["ben"])
+        #expect(!net.events[0].contains { if case let .peerFound(p) = $0 { p.name == "sam" } else { false } })
+        #expect(throws: CommandError.noSuchPeer("sam")) { try net.command(0, .invite("sam")) }
+        #expect(net.dials[0].isEmpty)
+
+        // A player whose daemon drops tic-tac-toe (field only from now on) leaves the lobby; one
+        // that offers it again comes back.
+        var benFieldOnly = Self.seen(ben, at: "198.18.0.2")
+        benFieldOnly.capabilities = [.field]
+        net.presence(0, .updated(benFieldOnly))
+        #expect(net.cores[0].peers.isEmpty)
+        #expect(net.events[0].contains { if case let .peerLost(p, _) = $0 { p.name == "ben" } else { false } })
+        net.presence(0, .updated(Self.seen(ben, at: "198.18.0.2")))
+        #expect(net.cores[0].peers.map(\.name) == ["ben"])
+        // One serving both games (tictac play with the field open) stays.
+        var benBoth = Self.seen(ben, at: "198.18.0.2")
+        benBoth.capabilities = [.tictactoe, .field]
+        net.presence(0, .updated(benBoth))
+        #expect(net.cores[0].peers.map(\.name) == ["ben"])
+        // Losing a field-only peer that was never shown says nothing.
+        net.presence(0, .lost(seenSam, reason: "sam left"))
+        #expect(!net.events[0].contains { if case let .peerLost(p, _) = $0 { p.name == "sam" } else { false } })
+    }
+
     @Test func aLinkAndPresenceEndIndependently() throws {
         var (net, ann, ben) = pair()
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))

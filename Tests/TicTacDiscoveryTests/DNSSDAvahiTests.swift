@@ -74,13 +74,13 @@ private final class Pair {
     let logA = EventLog(), logB = EventLog()
     let idA: ID128, idB: ID128
 
-    init() throws {
+    init(service: DNSSDService = .tictactoe) throws {
         var rng = SystemRandomNumberGenerator()
         idA = ID128.random(using: &rng)
         idB = ID128.random(using: &rng)
         reactor = try Reactor()
-        a = AvahiDNSSDAgent(reactor: reactor)
-        b = AvahiDNSSDAgent(reactor: reactor)
+        a = AvahiDNSSDAgent(reactor: reactor, service: service)
+        b = AvahiDNSSDAgent(reactor: reactor, service: service)
         a.onEvent = { [logA] in logA.events.append($0) }
         b.onEvent = { [logB] in logB.events.append($0) }
     }
@@ -206,6 +206,29 @@ struct DNSSDAvahiTests {
         #expect(fields[8] == "40009")
         let txt = Set(fields[9].split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) })
         #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=1-1", "st=playing", "g=field"])
+    }
+
+    @Test func fieldAgentsPublishAndBrowseSpherenetWithTheFieldPortAndId() throws {
+        let p = try Pair(service: .field)
+        defer { p.stop() }
+        let nameA = uniqueName("FieldAnn")
+        p.a.start(name: nameA, port: 40021, txt: DNSSDTXT(instanceID: p.idA, games: [.field]))
+        p.b.start(name: uniqueName("FieldBob"), port: 40022, txt: DNSSDTXT(instanceID: p.idB, games: [.field]))
+        let seen = try p.pump { p.logA.sighting(of: p.idB) != nil && p.logB.sighting(of: p.idA) != nil }
+        #expect(seen, "events: A \(p.logA.events), B \(p.logB.events)")
+        let a = try #require(p.logB.sighting(of: p.idA))
+        #expect(a.instanceName == nameA && a.port == 40021 && a.games == [.field])
+        #expect(p.logA.sighting(of: p.idA) == nil)
+        // An independent client lists it under the seed's type with the record of Protocol.md §11.
+        var line: Substring?
+        for _ in 0..<5 where line == nil {
+            let out = try PrivateAvahi.run("/usr/bin/avahi-browse", ["-r", "-t", "-p", "_spherenet._udp"])
+            line = out.split(separator: "\n").first { $0.hasPrefix("=;") && $0.contains(";\(nameA);") }
+        }
+        let fields = try #require(line, "avahi-browse did not list \(nameA)").split(separator: ";")
+        #expect(fields.count >= 10 && fields[4] == "_spherenet._udp" && fields[8] == "40021")
+        let txt = Set(fields[9].split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) })
+        #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=1-1"])
     }
 
     @Test func withoutTheDaemonOneLineThenRecoveryWhenItReturns() throws {

@@ -259,3 +259,24 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         #expect(fake.published == nil)
     }
 }
+
+/// A core for the field's service publishes and reads the records of Protocol.md §11.
+@Suite struct FieldDNSSDCoreTests {
+    @Test func theFieldServicePublishesItsRecordAndReadsAnIdOnlyRecord() {
+        var core = DNSSDCore(service: .field)
+        let now = Instant(nanoseconds: 1_000_000_000)
+        let own = DNSSDTXT(instanceID: ID128(high: 1, low: 1), games: [.field])
+        #expect(core.handle(.start(name: "Ann", port: 4000, txt: own), now: now)
+            == [.register(name: "Ann", port: 4000, txt: own.encodedForField()), .browse])
+        _ = core.handle(.browsed(instance: "Bob", added: true, moreComing: false), now: now)
+        _ = core.handle(.resolved(instance: "Bob", host: "b.local.", port: 5000, txt: [35] + Array("id=\(peerID)".utf8)), now: now)
+        let up = events(core.handle(.address(instance: "Bob", ip: "198.18.1.2", added: true), now: now))
+        #expect(up == [.up(DNSSDSighting(instanceName: "Bob", instanceID: peerID, hostTarget: "b.local.",
+                                          addresses: ["198.18.1.2"], port: 5000, versions: 1...1, state: .idle,
+                                          games: [.field]))])
+        // Our own record, heard back under another name: skipped by its id.
+        _ = core.handle(.browsed(instance: "Ann #2", added: true, moreComing: false), now: now)
+        _ = core.handle(.resolved(instance: "Ann #2", host: "a.local.", port: 4000, txt: own.encodedForField()), now: now)
+        #expect(events(core.handle(.address(instance: "Ann #2", ip: "198.18.0.1", added: true), now: now)) == [])
+    }
+}

@@ -122,3 +122,40 @@ let sampleHex = "0123456789abcdeffedcba9876543210"
         #expect(try DNSSDTXT(decoding: txtRecord(lines)) == txt)
     }
 }
+
+/// The field's `_spherenet._udp` record (Protocol.md §11): `id` required, the rest optional.
+@Suite struct FieldTXTTests {
+    @Test func encodesTxtversIdAndVersionsOnly() {
+        let txt = DNSSDTXT(instanceID: sampleID, versions: 1...1, state: .playing, games: [.tictactoe, .field])
+        #expect(txt.encodedForField() == txtRecord(["txtvers=1", "id=\(sampleHex)", "v=1-1"]))
+        #expect(DNSSDService.field.encode(txt) == txt.encodedForField())
+        #expect(DNSSDService.field.type == "_spherenet._udp" && DNSSDService.tictactoe.type == "_tictactoe._tcp")
+    }
+
+    @Test func anIdAloneIsAParticipantOfTheField() throws {
+        let txt = try DNSSDTXT(decodingField: txtRecord(["ID=\(sampleHex.uppercased())"]))
+        #expect(txt == DNSSDTXT(instanceID: sampleID, versions: 1...1, state: .idle, games: [.field]))
+        // Our own record reads back; `v` may be one version; unknown keys are skipped.
+        let own = DNSSDTXT(instanceID: sampleID, versions: 1...2)
+        #expect(try DNSSDTXT(decodingField: own.encodedForField()).versions == 1...2)
+        #expect(try DNSSDTXT(decodingField: txtRecord(["colour=red", "v=3", "id=\(sampleHex)"])).versions == 3...3)
+        // §10's full record is accepted too.
+        #expect(DNSSDService.field.decode(own.encoded())?.instanceID == sampleID)
+    }
+
+    @Test func withoutAValidIdOrWithBadOptionalKeysItIsNot() {
+        #expect(throws: DNSSDTXTError.missing("id")) { try DNSSDTXT(decodingField: txtRecord(["txtvers=1", "v=1-1"])) }
+        #expect(throws: DNSSDTXTError.invalid("id")) { try DNSSDTXT(decodingField: txtRecord(["id=\(sampleHex.dropLast())"])) }
+        #expect(throws: DNSSDTXTError.invalid("id")) { try DNSSDTXT(decodingField: txtRecord(["id"])) }
+        #expect(throws: DNSSDTXTError.invalid("txtvers")) {
+            try DNSSDTXT(decodingField: txtRecord(["txtvers=2", "id=\(sampleHex)"]))
+        }
+        #expect(throws: DNSSDTXTError.invalid("v")) { try DNSSDTXT(decodingField: txtRecord(["id=\(sampleHex)", "v=0"])) }
+        #expect(throws: DNSSDTXTError.invalid("v")) { try DNSSDTXT(decodingField: txtRecord(["id=\(sampleHex)", "v=2-1"])) }
+        #expect(throws: DNSSDTXTError.truncated) { try DNSSDTXT(decodingField: [40, 0x69, 0x64]) }
+        // The seed's app publishes no TXT at all: not a participant (it cannot be told apart).
+        #expect(DNSSDService.field.decode([]) == nil)
+        // And §10's stricter reader refuses a record without txtvers and v.
+        #expect(DNSSDService.tictactoe.decode(txtRecord(["id=\(sampleHex)"])) == nil)
+    }
+}

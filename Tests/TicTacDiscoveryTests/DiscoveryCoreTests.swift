@@ -219,6 +219,30 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         guard case .lost = a.drain().events.first else { Issue.record("not lost"); return }
     }
 
+    @Test func theFieldsServiceAddsItsPortAndTheFieldButNotItsState() throws {
+        var a = core(1, "ann"), b = core(2, "ben", interval: .seconds(1))
+        b.update(LocalPresence(id: b.local.id, name: b.local.name, port: 7000, capabilities: [.tictactoe, .bot],
+                               state: .playing), now: at(0))
+        b.start(now: at(0))
+        for m in b.drain().sent { a.received(m.encoded(), from: "198.18.0.2", now: at(1)) }
+        _ = a.drain()
+        // `_spherenet._udp` (Protocol.md §11) says: the field, at UDP port 9000.
+        a.sighted(b.local.id, via: .fieldDNSSD, name: "ben #2", addresses: ["198.18.0.2"], port: 0, fieldPort: 9000,
+                  capabilities: [.field], versions: 1...1, state: .idle, now: at(2))
+        guard case let .updated(p) = a.drain().events.first else { Issue.record("not updated"); return }
+        #expect(p.fieldPort == 9000 && p.port == 7000 && p.capabilities == [.tictactoe, .bot, .field])
+        #expect(p.state == .playing && p.name == "ben" && p.via == [.broadcast, .fieldDNSSD] && p.via.names == ["broadcast", "dns-sd"])
+        a.unsighted(b.local.id, via: .fieldDNSSD, reason: "gone", now: at(3))
+        guard case let .updated(q) = a.drain().events.first else { Issue.record("not updated"); return }
+        #expect(q.fieldPort == 0 && q.capabilities == [.tictactoe, .bot] && q.via == .broadcast)
+        // A participant known only by the field's service: the field alone, no TCP port.
+        let c = ID128(high: 3, low: 3)
+        a.sighted(c, via: .fieldDNSSD, name: "cat", addresses: ["198.18.1.3"], port: 0, fieldPort: 9001,
+                  capabilities: [.field], versions: 1...1, state: .idle, now: at(4))
+        guard case let .found(r) = a.drain().events.first else { Issue.record("not found"); return }
+        #expect(r.capabilities == [.field] && r.fieldPort == 9001 && r.port == 0 && r.via.names == ["dns-sd"])
+    }
+
     /// Many cores on a virtual broadcast medium: everyone sees everyone within 2 s of a common
     /// start; traffic grows linearly with the number of daemons (no reply storm).
     @Test(arguments: [10, 50]) func aCrowdedLANConverges(n: Int) throws {

@@ -39,10 +39,11 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
         tictac_avahi_use_zeroing_allocator()
     }()
 
-    /// An agent driven by `reactor` (the thread that runs it gets every callback and event).
-    public init(reactor: Reactor, timing: DNSSDTiming = DNSSDTiming()) {
+    /// An agent for `service` driven by `reactor` (the thread that runs it gets every callback
+    /// and event).
+    public init(reactor: Reactor, service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming()) {
         self.reactor = reactor
-        core = DNSSDCore(timing: timing)
+        core = DNSSDCore(service: service, timing: timing)
         _ = Self.prepareLibrary
     }
 
@@ -85,11 +86,12 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
     }
 
     private func perform(_ action: DNSSDAction) {
+        let type = core.service.type
         switch action {
         case let .register(name, port, txt):
             openRef(.register) { ref, ctx in
                 txt.withUnsafeBytes { t in
-                    DNSServiceRegister(ref, 0, 0, name, DNSSDCore.serviceType, nil, nil, port.bigEndian,
+                    DNSServiceRegister(ref, 0, 0, name, type, nil, nil, port.bigEndian,
                                        UInt16(t.count), t.baseAddress, { _, _, err, name, _, _, ctx in
                         RefContext.from(ctx)?.registerReply(err, name)
                     }, ctx)
@@ -101,13 +103,13 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
             if err != 0 { feed(.failed(.register, code: err)) }
         case .browse:
             openRef(.browse) { ref, ctx in
-                DNSServiceBrowse(ref, 0, 0, DNSSDCore.serviceType, "local", { _, flags, _, err, name, _, _, ctx in
+                DNSServiceBrowse(ref, 0, 0, type, "local", { _, flags, _, err, name, _, _, ctx in
                     RefContext.from(ctx)?.browseReply(flags, err, name)
                 }, ctx)
             }
         case let .resolve(name):
             openRef(.resolve(name)) { ref, ctx in
-                DNSServiceResolve(ref, 0, 0, name, DNSSDCore.serviceType, "local", { _, _, _, err, _, host, port, len, txt, ctx in
+                DNSServiceResolve(ref, 0, 0, name, type, "local", { _, _, _, err, _, host, port, len, txt, ctx in
                     RefContext.from(ctx)?.resolveReply(err, host, UInt16(bigEndian: port), len, txt)
                 }, ctx)
             }

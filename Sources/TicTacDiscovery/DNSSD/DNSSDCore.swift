@@ -67,6 +67,39 @@ public enum DNSSDCode {
     public static let nameConflict: Int32 = -65548
 }
 
+/// Which DNS-SD service an agent publishes and browses.
+public enum DNSSDService: Sendable, Hashable {
+    /// `_tictactoe._tcp`: the daemon, its TCP port, the TXT record of Protocol.md §10.
+    case tictactoe
+    /// `_spherenet._udp` (the seed's type): the collaborative field, its UDP port, the TXT
+    /// record of Protocol.md §11.
+    case field
+
+    /// The service type, without the domain.
+    public var type: String {
+        switch self {
+        case .tictactoe: "_tictactoe._tcp"
+        case .field: "_spherenet._udp"
+        }
+    }
+
+    /// Our TXT record as this service publishes it.
+    public func encode(_ txt: DNSSDTXT) -> [UInt8] {
+        switch self {
+        case .tictactoe: txt.encoded()
+        case .field: txt.encodedForField()
+        }
+    }
+
+    /// A peer's record read by this service's rules; nil: not a peer.
+    public func decode(_ raw: [UInt8]) -> DNSSDTXT? {
+        switch self {
+        case .tictactoe: try? DNSSDTXT(decoding: raw)
+        case .field: try? DNSSDTXT(decodingField: raw)
+        }
+    }
+}
+
 /// The sans-I/O heart of the DNS-SD agent: the registration, the table of browsed instances and
 /// their resolves, timeouts and retries. Inputs in, actions out; no dns_sd call and no clock.
 public struct DNSSDCore {
@@ -100,8 +133,10 @@ public struct DNSSDCore {
 
     /// The timeouts and retry delays in use.
     public let timing: DNSSDTiming
+    /// The service published and browsed.
+    public let service: DNSSDService
     /// The DNS-SD service type of tictac (Protocol.md §10).
-    public static let serviceType = "_tictactoe._tcp"
+    public static let serviceType = DNSSDService.tictactoe.type
     /// A DNS label: an instance name is at most 63 bytes of UTF-8 (RFC 6763 §4.1.1).
     public static let maxInstanceNameBytes = 63
 
@@ -117,8 +152,9 @@ public struct DNSSDCore {
     /// Instances touched by the browse batch under way ("more coming").
     private var batch: Set<String> = []
 
-    /// A stopped core; `.start` begins.
-    public init(timing: DNSSDTiming = DNSSDTiming()) {
+    /// A stopped core for `service`; `.start` begins.
+    public init(service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming()) {
+        self.service = service
         self.timing = timing
         unavailableDelay = timing.unavailableRetryFirst
     }
@@ -159,7 +195,7 @@ public struct DNSSDCore {
             unavailableDelay = timing.unavailableRetryFirst
             reportedUnavailable = false
             phase = .running
-            out += [.register(name: attemptName, port: port, txt: txt.encoded()), .browse]
+            out += [.register(name: attemptName, port: port, txt: service.encode(txt)), .browse]
         case (_, .start):
             break // already started: one registration per agent
         case (.stopped, _):
@@ -172,7 +208,7 @@ public struct DNSSDCore {
             out.append(.cancelAll)
         case let (.running, .update(new)):
             txt = new
-            out.append(.updateTXT(new.encoded()))
+            out.append(.updateTXT(service.encode(new)))
         case let (.unavailable, .update(new)):
             txt = new // published at the next registration
         case let (.running, .failed(op, code)):
@@ -199,7 +235,7 @@ public struct DNSSDCore {
         case let (.unavailable(at), .timeout):
             guard now >= at, let txt else { break }
             phase = .running
-            out += [.register(name: attemptName, port: port, txt: txt.encoded()), .browse]
+            out += [.register(name: attemptName, port: port, txt: service.encode(txt)), .browse]
         case (.unavailable, .registered), (.unavailable, .browsed), (.unavailable, .resolved),
              (.unavailable, .address):
             break // from refs deallocated when the outage began
@@ -238,7 +274,7 @@ public struct DNSSDCore {
             // Avahi refuses a name another client of the same daemon holds (no automatic rename
             // for local conflicts): pick the next alternative ourselves.
             renames += 1
-            if let txt { out.append(.register(name: attemptName, port: port, txt: txt.encoded())) }
+            if let txt { out.append(.register(name: attemptName, port: port, txt: service.encode(txt))) }
         case .register, .browse:
             outage(code: code, now: now, &out)
         case let .resolve(name), let .addresses(name):
@@ -349,7 +385,7 @@ public struct DNSSDCore {
     private mutating func reconsider(_ name: String, now: Instant, _ out: inout [DNSSDAction]) {
         guard let i = instances[name], let host = i.host, let raw = i.txt else { return }
         // A record without a valid id, ourselves, or a name no player could show: not a peer.
-        guard let txt = try? DNSSDTXT(decoding: raw), txt.instanceID != self.txt?.instanceID,
+        guard let txt = service.decode(raw), txt.instanceID != self.txt?.instanceID,
               (try? DisplayName(name)) != nil else {
             instances[name]?.resolve = .answered
             hide(name, &out)

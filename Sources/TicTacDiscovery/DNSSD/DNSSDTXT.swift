@@ -32,6 +32,16 @@ public struct DNSSDTXT: Sendable, Hashable {
         var entries = ["txtvers=1", "id=\(instanceID)",
                        "v=\(versions.lowerBound)-\(versions.upperBound)", "st=\(state)"]
         if !kinds.isEmpty { entries.append("g=" + kinds.joined(separator: ",")) }
+        return Self.record(entries)
+    }
+
+    /// The record of the field's `_spherenet._udp` service (Protocol.md §11): `txtvers=1`, `id=`,
+    /// `v=MIN-MAX`; state and game kinds say nothing there.
+    public func encodedForField() -> [UInt8] {
+        Self.record(["txtvers=1", "id=\(instanceID)", "v=\(versions.lowerBound)-\(versions.upperBound)"])
+    }
+
+    private static func record(_ entries: [String]) -> [UInt8] {
         var out: [UInt8] = []
         for e in entries {
             // Every entry is short ASCII: at most 35 bytes, far below the 255 a length byte holds.
@@ -45,30 +55,8 @@ public struct DNSSDTXT: Sendable, Hashable {
     /// Reads a record from the network. Unknown keys are skipped; of a repeated key only the
     /// first counts (RFC 6763 §6.4); keys compare case-insensitively. Protocol.md §10.
     public init(decoding record: some Collection<UInt8>) throws(DNSSDTXTError) {
-        let bytes = Array(record)
-        guard bytes.count <= Self.maxRecordBytes else { throw .tooLong(bytes.count) }
-        var values: [String: [UInt8]?] = [:] // key (lower case) -> value; nil: key without '='
-        var i = 0
-        while i < bytes.count {
-            let n = Int(bytes[i])
-            i += 1
-            guard n <= bytes.count - i else { throw .truncated }
-            let entry = bytes[i..<i + n]
-            i += n
-            if entry.isEmpty { continue } // an empty string: RFC 6763 §6.1's empty record
-            let eq = entry.firstIndex(of: UInt8(ascii: "="))
-            let keyBytes = entry[entry.startIndex..<(eq ?? entry.endIndex)]
-            guard !keyBytes.isEmpty, keyBytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { continue }
-            let key = String(decoding: keyBytes, as: UTF8.self).lowercased()
-            if values[key] != nil { continue } // first occurrence wins
-            values[key] = eq.map { Array(entry[entry.index(after: $0)...]) } ?? .some(nil)
-        }
-
-        func text(_ key: String) throws(DNSSDTXTError) -> String {
-            guard let v = values[key] else { throw .missing(key) }
-            guard let v, let s = String(validating: v, as: UTF8.self) else { throw .invalid(key) }
-            return s
-        }
+        let values = try Self.keyValues(record)
+        func text(_ key: String) throws(DNSSDTXTError) -> String { try Self.text(values, key) }
         guard try text("txtvers") == "1" else { throw .invalid("txtvers") }
         guard let id = ID128(hex: try text("id")) else { throw .invalid("id") }
         guard let versions = Self.parseVersions(try text("v")) else { throw .invalid("v") }
@@ -84,6 +72,53 @@ public struct DNSSDTXT: Sendable, Hashable {
             }
         }
         self.init(instanceID: id, versions: versions, state: state, games: games)
+    }
+
+    /// Reads the TXT record of a `_spherenet._udp` instance (Protocol.md §11): only `id` is
+    /// required; `txtvers`, when present, must be 1; `v`, when present, is `MIN-MAX` or one
+    /// version. The result offers the field, idle.
+    public init(decodingField record: some Collection<UInt8>) throws(DNSSDTXTError) {
+        let values = try Self.keyValues(record)
+        guard let id = ID128(hex: try Self.text(values, "id")) else { throw .invalid("id") }
+        if values["txtvers"] != nil, try Self.text(values, "txtvers") != "1" { throw .invalid("txtvers") }
+        var versions: ClosedRange<UInt8> = 1...1
+        if values["v"] != nil {
+            let v = try Self.text(values, "v")
+            guard let r = Self.parseVersions(v) ?? Self.parseVersions("\(v)-\(v)") else { throw .invalid("v") }
+            versions = r
+        }
+        self.init(instanceID: id, versions: versions, state: .idle, games: [.field])
+    }
+
+    /// The record's keys (lower case) and values; nil for a key without `=`. Unknown keys, empty
+    /// strings and keys with non-printable bytes are skipped; of a repeated key the first counts.
+    private static func keyValues(_ record: some Collection<UInt8>) throws(DNSSDTXTError) -> [String: [UInt8]?] {
+        let bytes = Array(record)
+        guard bytes.count <= maxRecordBytes else { throw .tooLong(bytes.count) }
+        var values: [String: [UInt8]?] = [:]
+        var i = 0
+        while i < bytes.count {
+            let n = Int(bytes[i])
+            i += 1
+            guard n <= bytes.count - i else { throw .truncated }
+            let entry = bytes[i..<i + n]
+            i += n
+            if entry.isEmpty { continue } // an empty string: RFC 6763 §6.1's empty record
+            let eq = entry.firstIndex(of: UInt8(ascii: "="))
+            let keyBytes = entry[entry.startIndex..<(eq ?? entry.endIndex)]
+            guard !keyBytes.isEmpty, keyBytes.allSatisfy({ (0x20...0x7E).contains($0) }) else { continue }
+            let key = String(decoding: keyBytes, as: UTF8.self).lowercased()
+            if values[key] != nil { continue } // first occurrence wins
+            values[key] = eq.map { Array(entry[entry.index(after: $0)...]) } ?? .some(nil)
+        }
+        return values
+    }
+
+    /// A key's value as UTF-8 text: `.missing` when absent, `.invalid` without `=` or not UTF-8.
+    private static func text(_ values: [String: [UInt8]?], _ key: String) throws(DNSSDTXTError) -> String {
+        guard let v = values[key] else { throw .missing(key) }
+        guard let v, let s = String(validating: v, as: UTF8.self) else { throw .invalid(key) }
+        return s
     }
 
     /// `MIN-MAX`: two decimals 1...255 of at most three digits each, MIN <= MAX.
