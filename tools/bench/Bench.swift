@@ -8,14 +8,16 @@
 //     reference), so the difference to the C echo server is Reactor + TCPConnection + FrameDecoder.
 //     Exits when the client disconnects.
 //
-//   moves PORT COUNT WARMUP
+//   moves PORT SIZE K COUNT WARMUP [RAWFILE]
 //     Move round trip through two daemons: a human-seat Daemon in this process (one Reactor)
-//     dials the `tictac bot --level random` daemon at 127.0.0.1:PORT, invites it to a 20 x 20
-//     board with 20 in a row (long games of cheap moves; the random bot never searches) and plays
+//     dials the `tictac bot --level random` daemon at 127.0.0.1:PORT, invites it to a SIZE x SIZE
+//     board with K in a row (3 3: the real game, where a game's own costs (RESET, the
+//     commitment, randomness) come every few moves; 20 20: long games of cheap moves) and plays
 //     the first empty cell whenever it is its turn. Each sample is the time from the local move
 //     command (our GameSession, encode, send) to the opponent-moved event (the bot daemon's
 //     decode, DaemonCore, GameSession, bot, encode, send; our decode, DaemonCore, GameSession).
-//     Rematches start at once. After WARMUP moves, COUNT moves are timed.
+//     Rematches start at once. After WARMUP moves, COUNT moves are timed; RAWFILE gets every
+//     sample in ns, one a line (tools/bench/run pools several runs' samples).
 //
 //   decide ROUNDS
 //     Bot decision time on 3 x 3: every reachable position where the game is still on (O moves
@@ -207,13 +209,13 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws
 
 // MARK: - moves
 
-func moves(port: UInt16, count: Int, warmup: Int) throws {
+func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String?) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     var idRandom = SplitMix64(seed: 0x6d6f_7665)
     var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"),
                               makeRandom: Seeds(7).make)
-    config.size = try BoardSize(rows: 20, cols: 20, k: 20)
+    config.size = try BoardSize(rows: size, cols: size, k: k)
     config.rematchDelay = .zero
     let player = try Daemon(reactor: reactor, config: config)
     var board = Board(size: config.size)
@@ -260,6 +262,11 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
     try reactor.run()
     if let failure { fail("moves: \(failure)") }
     guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
+    if let raw {
+        guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
+        for t in samples { fputs("\(t)\n", f) }
+        guard fclose(f) == 0 else { fail("cannot write \(raw)") }
+    }
     samples.sort()
     let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
     print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
@@ -278,12 +285,13 @@ func number<T: FixedWidthInteger>(_ i: Int) -> T {
 switch (args.count > 1 ? args[1] : "", args.count) {
 case ("echo", 3):
     try echo(port: number(2))
-case ("moves", 5):
-    try moves(port: number(2), count: number(3), warmup: number(4))
+case ("moves", 7), ("moves", 8):
+    try moves(port: number(2), size: number(3), k: number(4), count: number(5), warmup: number(6),
+              raw: args.count == 8 ? args[7] : nil)
 case ("decide", 3):
     decide(rounds: number(2))
 case ("load", 6):
     try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5))
 default:
-    fail("usage: tictac-bench echo PORT | moves PORT COUNT WARMUP | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
+    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
 }

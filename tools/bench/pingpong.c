@@ -2,24 +2,34 @@
  * pingpong.c: the C reference for the round-trip benchmark, and the client for every variant.
  *
  * What is measured: the time from writing one small frame on a loopback TCP socket
- * (TCP_NODELAY, blocking) to having read the whole answer frame back, with
- * clock_gettime(CLOCK_MONOTONIC) around each round trip; p50, p99 and mean in microseconds.
+ * (TCP_NODELAY) to having read the whole answer frame back, with clock_gettime(CLOCK_MONOTONIC)
+ * around each round trip; p50, p99 and mean in microseconds.
  *
  *   pingpong server PORT
- *       The C reference server: blocking read of one frame (12-byte header, then the payload it
- *       declares), write it back; one connection, until EOF.
- *   pingpong client N WARMUP BLOCK TARGET...
- *       TARGET is echo:PORT (sends the 17-byte MOVE frame of Protocol.md §6 and expects the same
- *       17 bytes back: the C server above, or `tictac-bench echo`) or daemon:PORT (handshakes
+ *       The floor: blocking read of one frame (12-byte header, then the payload it declares),
+ *       write it back; one connection, until EOF.
+ *   pingpong eserver PORT
+ *       The fair reference for the daemons: what they do, in C. Nonblocking listener and
+ *       connections in one epoll loop (level-triggered, like the Reactor), each connection with
+ *       an input buffer parsed into whole frames and an output buffer flushed on EPOLLOUT when
+ *       the socket is full. Echoes every frame; ends when its last connection closes.
+ *   pingpong client [--raw PREFIX] N WARMUP BLOCK TARGET...
+ *       TARGET is echo:PORT (blocking socket; sends the 17-byte MOVE frame of Protocol.md §6 and
+ *       expects the same 17 bytes back: `server`, `eserver` or `tictac-bench echo`), epoll:PORT
+ *       (the same frame, but the client's socket is nonblocking and it waits in epoll_wait, as a
+ *       daemon does: with `eserver` both ends are the daemons' kind of loop) or daemon:PORT (handshakes
  *       with a tictac daemon by HELLO and PROOF (Ed25519 through OpenSSL's libcrypto), then sends PING(nonce), 23 bytes, and expects PONG(nonce):
  *       the daemon's decode -> DaemonCore -> encode -> send path).
  *       WARMUP untimed round trips per target, then N timed per target; the targets take turns
  *       in blocks of BLOCK, so load from elsewhere on the machine hits all of them alike.
  *
  * The client is the same code for every server, so only the server side differs. It retries
- * connect for 3 s (a server may still be starting). Every loop is bounded.
- * Output: one line per target, in order: "target=I p50_us=X p99_us=Y mean_us=Z n=N".
+ * connect for 10 s (a server may still be starting). Every loop is bounded.
+ * Output: one line per target, in order: "target=I p50_us=X p99_us=Y mean_us=Z n=N"; with
+ * --raw, target I's samples also go to PREFIX.I, one round trip in ns a line, in the order taken
+ * (tools/bench/run pools the samples of several runs before taking percentiles).
  */
+#define _GNU_SOURCE /* accept4 */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -30,6 +40,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -95,6 +108,112 @@ static int server(int port) {
     return 0;
 }
 
+static void nonblocking(int fd) {
+    if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) != 0) die("O_NONBLOCK");
+}
+
+/* One connection of the epoll server: bytes read but not yet a whole frame, bytes to send. */
+struct conn {
+    int fd, armed; /* armed: EPOLLOUT is in its epoll set */
+    size_t in_len, out_len;
+    uint8_t in[2 * (12 + 16384)], out[64 * 1024];
+};
+
+/* Sends what `c` has queued; 0 when the connection failed. Arms EPOLLOUT while bytes remain. */
+static int flush_out(int ep, struct conn *c) {
+    size_t sent = 0;
+    while (sent < c->out_len) {
+        ssize_t w = send(c->fd, c->out + sent, c->out_len - sent, MSG_NOSIGNAL);
+        if (w > 0) { sent += (size_t)w; continue; }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        return 0;
+    }
+    memmove(c->out, c->out + sent, c->out_len - sent);
+    c->out_len -= sent;
+    if (c->armed != (c->out_len > 0)) { /* only when it changes: a syscall the common path skips */
+        c->armed = c->out_len > 0;
+        struct epoll_event ev = {.events = EPOLLIN | (c->armed ? EPOLLOUT : 0), .data.ptr = c};
+        if (epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &ev) != 0) return 0;
+    }
+    return 1;
+}
+
+/* Reads what is there, echoes every whole frame into the output buffer; 0 on EOF or error. */
+static int on_readable(int ep, struct conn *c) {
+    for (;;) {
+        ssize_t r = recv(c->fd, c->in + c->in_len, sizeof c->in - c->in_len, 0);
+        if (r == 0) return 0;
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+            return 0;
+        }
+        c->in_len += (size_t)r;
+        size_t at = 0;
+        while (c->in_len - at >= 12) {
+            const uint8_t *h = c->in + at;
+            uint32_t len = (uint32_t)h[8] << 24 | (uint32_t)h[9] << 16 | (uint32_t)h[10] << 8 | h[11];
+            if (len > 16384) return 0;
+            if (c->in_len - at < 12 + len) break;
+            if (c->out_len + 12 + len > sizeof c->out) return 0; /* the peer does not read: drop it */
+            memcpy(c->out + c->out_len, h, 12 + len);
+            c->out_len += 12 + len;
+            at += 12 + len;
+        }
+        memmove(c->in, c->in + at, c->in_len - at);
+        c->in_len -= at;
+        if ((size_t)r < sizeof c->in) break; /* short read: the socket is empty (saves a recv) */
+    }
+    return c->out_len == 0 || flush_out(ep, c);
+}
+
+static int epoll_server(int port) {
+    alarm(120); /* bounded, like server() */
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1, ep = epoll_create1(0), open = 0, served = 0;
+    if (l < 0 || ep < 0) die("socket/epoll");
+    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 16) != 0) die("bind/listen");
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}, evs[16];
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev) != 0) die("epoll_ctl");
+    while (!served || open > 0) {
+        int n = epoll_wait(ep, evs, 16, -1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) die("epoll_wait");
+        for (int i = 0; i < n; i++) {
+            struct conn *c = evs[i].data.ptr;
+            if (!c) { /* the listener */
+                int fd;
+                while ((fd = accept4(l, NULL, NULL, SOCK_NONBLOCK)) >= 0) {
+                    nodelay(fd);
+                    c = calloc(1, sizeof *c);
+                    if (!c) die("calloc");
+                    c->fd = fd;
+                    struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
+                    if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev) != 0) die("epoll_ctl");
+                    open++;
+                    served = 1;
+                }
+                continue;
+            }
+            int ok = 1;
+            if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) ok = on_readable(ep, c);
+            if (ok && (evs[i].events & EPOLLOUT)) ok = flush_out(ep, c);
+            if (!ok) {
+                epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL);
+                close(c->fd);
+                free(c);
+                open--;
+            }
+        }
+    }
+    close(l);
+    close(ep);
+    return 0;
+}
+
 static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
@@ -103,7 +222,7 @@ static int cmp_u64(const void *a, const void *b) {
 static int dial(int port) {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    for (int attempt = 0; attempt < 300; attempt++) { /* 300 x 10 ms */
+    for (int attempt = 0; attempt < 1000; attempt++) { /* 1000 x 10 ms (a server under valgrind starts slowly) */
         int fd = socket(AF_INET, SOCK_STREAM, 0);
         if (fd < 0) die("socket");
         if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0) { nodelay(fd); return fd; }
@@ -116,7 +235,7 @@ static int dial(int port) {
 
 struct target {
     const char *label;
-    int fd, daemon, count;
+    int fd, daemon, epoll, ep, count;
     uint64_t seq, *t;
 };
 
@@ -129,7 +248,15 @@ static void open_target(struct target *g, char *spec, int n) {
     *colon = 0;
     g->label = spec;
     g->daemon = strcmp(spec, "daemon") == 0;
+    g->epoll = strcmp(spec, "epoll") == 0;
     g->fd = dial(atoi(colon + 1));
+    g->ep = -1;
+    if (g->epoll) {
+        nonblocking(g->fd);
+        g->ep = epoll_create1(0);
+        struct epoll_event ev = {.events = EPOLLIN, .data.fd = g->fd};
+        if (g->ep < 0 || epoll_ctl(g->ep, EPOLL_CTL_ADD, g->fd, &ev) != 0) die("epoll");
+    }
     g->count = 0;
     g->seq = 0;
     g->t = malloc(sizeof(uint64_t) * (size_t)n);
@@ -218,6 +345,27 @@ static void handshake(int fd) {
     }
 }
 
+/* The epoll client's round trip: a nonblocking send (a 17-byte frame always fits an empty
+   socket buffer), then epoll_wait and recv until the whole echo is in; 0 on EOF or error. */
+static size_t epoll_exchange(struct target *g, const uint8_t *msg, size_t len, uint8_t *buf) {
+    if (send(g->fd, msg, len, MSG_NOSIGNAL) != (ssize_t)len) die("send");
+    size_t got = 0;
+    while (got < len) {
+        struct epoll_event ev;
+        int n = epoll_wait(g->ep, &ev, 1, 10000);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 0;
+        ssize_t r = recv(g->fd, buf + got, 12 + 16384 - got, 0);
+        if (r == 0) return 0;
+        if (r < 0) {
+            if (errno == EAGAIN || errno == EINTR) continue;
+            return 0;
+        }
+        got += (size_t)r;
+    }
+    return got;
+}
+
 /* One timed round trip: MOVE echoed (17 bytes), or PING(seq) answered by PONG(seq) (23 bytes). */
 static uint64_t round_trip(struct target *g) {
     /* MOVE cell 4: the 17-byte frame of Protocol.md §6. */
@@ -234,6 +382,15 @@ static uint64_t round_trip(struct target *g) {
         len = sizeof ping;
     }
     uint64_t t0 = now_ns();
+    if (g->epoll) {
+        got = epoll_exchange(g, msg, len, buf);
+        uint64_t t1 = now_ns();
+        if (got != len || memcmp(buf, msg, len) != 0) {
+            fprintf(stderr, "pingpong: unexpected answer from %s\n", g->label);
+            exit(1);
+        }
+        return t1 - t0;
+    }
     write_full(g->fd, msg, len);
     for (;;) {
         got = read_frame(g->fd, buf);
@@ -253,7 +410,7 @@ static uint64_t round_trip(struct target *g) {
 
 /* Targets take turns in blocks of BLOCK round trips, so a burst of load on this shared machine
    hits them all alike instead of skewing whichever ran at that moment. */
-static int client(int n, int warmup, int block, int count, char **specs) {
+static int client(const char *raw, int n, int warmup, int block, int count, char **specs) {
     struct target g[8];
     for (int i = 0; i < count; i++) open_target(&g[i], specs[i], n);
     for (int i = 0; i < count; i++)
@@ -262,12 +419,21 @@ static int client(int n, int warmup, int block, int count, char **specs) {
         for (int i = 0; i < count; i++)
             for (int k = 0; k < block && g[i].count < n; k++) g[i].t[g[i].count++] = round_trip(&g[i]);
     for (int i = 0; i < count; i++) {
+        if (raw) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s.%d", raw, i);
+            FILE *f = fopen(path, "w");
+            if (!f) die(path);
+            for (int k = 0; k < n; k++) fprintf(f, "%llu\n", (unsigned long long)g[i].t[k]);
+            if (fclose(f) != 0) die(path);
+        }
         uint64_t sum = 0;
         for (int k = 0; k < n; k++) sum += g[i].t[k];
         qsort(g[i].t, (size_t)n, sizeof g[i].t[0], cmp_u64);
         printf("target=%d p50_us=%.2f p99_us=%.2f mean_us=%.2f n=%d\n", i, g[i].t[n / 2] / 1e3,
                g[i].t[(size_t)n * 99 / 100] / 1e3, (double)sum / n / 1e3, n);
         close(g[i].fd);
+        if (g[i].ep >= 0) close(g[i].ep);
         free(g[i].t);
     }
     return 0;
@@ -275,11 +441,20 @@ static int client(int n, int warmup, int block, int count, char **specs) {
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "server") == 0) return server(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "eserver") == 0) return epoll_server(atoi(argv[2]));
+    const char *raw = NULL;
+    if (argc >= 4 && strcmp(argv[1], "client") == 0 && strcmp(argv[2], "--raw") == 0) {
+        raw = argv[3];
+        argv[3] = argv[1]; /* "client", then the same arguments as without --raw */
+        argv += 2;
+        argc -= 2;
+    }
     if (argc >= 6 && argc <= 13 && strcmp(argv[1], "client") == 0) {
         int n = atoi(argv[2]), warmup = atoi(argv[3]), block = atoi(argv[4]);
         if (n < 1 || n > 10000000 || warmup < 0 || block < 1) { fprintf(stderr, "pingpong: bad counts\n"); return 2; }
-        return client(n, warmup, block, argc - 5, argv + 5);
+        return client(raw, n, warmup, block, argc - 5, argv + 5);
     }
-    fprintf(stderr, "usage: pingpong server PORT | pingpong client N WARMUP BLOCK echo:PORT|daemon:PORT...\n");
+    fprintf(stderr, "usage: pingpong server PORT | pingpong eserver PORT | "
+                    "pingpong client [--raw PREFIX] N WARMUP BLOCK echo:PORT|epoll:PORT|daemon:PORT...\n");
     return 2;
 }
