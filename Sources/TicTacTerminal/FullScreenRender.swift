@@ -287,7 +287,7 @@ extension FullScreenModel {
         if let game {
             let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
             items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
-            if me != nil { items.append(("l lobby", 3)) }
+            if me != nil { items.append(("l lobby", 2)) }
         } else {
             items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
             if offersField { items.append(("f field", 2)) }

@@ -313,6 +313,7 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         for m in [big, gameModel(), FullScreenModel(color: false)] {
             for w in [40, 30, 20] { #expect(screen(m, w, 14).last?.contains("q quit") == true, "\(w)") }
         }
+        #expect(screen(big, 40, 14).last == "  c7 or Enter play  r resign  q quit") // resign before lobby
     }
 
     @Test func resignAndNewGame() {
