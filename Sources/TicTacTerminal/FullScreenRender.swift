@@ -72,17 +72,23 @@ extension FullScreenModel {
         if let me {
             line.add("\(dot)\(clip(me.name, 32))\(dot)port \(me.port)", .title)
         }
-        if !addresses.isEmpty {
-            line.add(dot + addresses.joined(separator: ", "), .title)
-        }
         line.fill = .title
         return line
+    }
+
+    /// Where a friend reaches us, as `a` in their lobby (or `--connect`) takes it: host:port,
+    /// IPv6 in brackets. Nil before `.ready` or when this host has no address but loopback.
+    var ownAddressText: String? {
+        guard let me, !addresses.isEmpty else { return nil }
+        let list = addresses.map { $0.contains(":") ? "[\($0)]:\(me.port)" : "\($0):\(me.port)" }
+        return "Your address: " + list.joined(separator: "  ")
     }
 
     // MARK: - Lobby
 
     private func lobbyTop() -> [ScreenLine] {
-        [titleLine(), ScreenLine(), ScreenLine(Self.margin + "Available Peers", .bold)]
+        [titleLine(), ScreenLine(ownAddressText.map { Self.margin + $0 } ?? "", .dim),
+         ScreenLine(Self.margin + "Available Peers", .bold)]
     }
 
     /// The peer list, scrolled so the selected peer is visible.
@@ -281,7 +287,7 @@ extension FullScreenModel {
         if let game {
             let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
             items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
-            if me != nil { items.append(("l lobby", 3)) }
+            if me != nil { items.append(("l lobby", 2)) }
         } else {
             items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
             if offersField { items.append(("f field", 2)) }

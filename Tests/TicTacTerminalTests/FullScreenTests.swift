@@ -313,6 +313,7 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         for m in [big, gameModel(), FullScreenModel(color: false)] {
             for w in [40, 30, 20] { #expect(screen(m, w, 14).last?.contains("q quit") == true, "\(w)") }
         }
+        #expect(screen(big, 40, 14).last == "  c7 or Enter play  r resign  q quit") // resign before lobby
     }
 
     @Test func resignAndNewGame() {
@@ -526,6 +527,9 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(screen(m).contains { $0.contains(String(last.prefix(20))) })
         expectFits(m, width: 80, height: 24)
         for (w, h) in [(1, 1), (2, 3), (10, 5), (20, 8), (200, 60)] { expectFits(m, width: w, height: h) }
+        // Our own address, as a friend types it after a, on its own line (also at 40 columns).
+        #expect(screen(m, 40, 14)[1].hasPrefix("  Your address: 192.168.1.10:50123"))
+        #expect(screen(m, 120, 24)[1].hasSuffix("[2001:db8::1234:5678:9abc:def0]:50123"))
         #expect(m.lines(width: 0, height: 24).isEmpty)
         #expect(m.lines(width: 80, height: -1).isEmpty)
     }
