@@ -184,12 +184,12 @@ struct GameTracker {
             }
             board = b
             let cells = String(b.cells.map(Self.symbol))
-            let (row, col) = (Int(cell) / b.size.cols + 1, Int(cell) % b.size.cols + 1)
+            let name = CellName.name(Int(cell), on: b.size)
             // A small board fits on the move's line, row by row; a large one is drawn once, at the end.
             let shown = b.size.cols <= Self.inlineColumns ? "  board \(Self.rows(of: b).joined(separator: "/"))" : ""
-            var told: [Told] = [("move", [("cell", .int(Int(cell) + 1)), ("row", .int(row)), ("col", .int(col)),
+            var told: [Told] = [("move", [("cell", .int(Int(cell) + 1)), ("name", .string(name)),
                                           ("piece", .string(String(piece.symbol))), ("cells", .string(cells))],
-                                 "\(who): MOVE \(Int(cell) + 1) (\(piece.symbol), row \(row) col \(col))\(shown)", false)]
+                                 "\(who): MOVE \(Int(cell) + 1) (\(piece.symbol), \(name))\(shown)", false)]
             let grid = b.size.cols <= Self.inlineColumns ? "" : "\n" + Self.rows(of: b).map { "        " + $0 }.joined(separator: "\n")
             switch b.outcome(after: Int(cell)) {
             case .inProgress: break
@@ -197,7 +197,8 @@ struct GameTracker {
                 finished = true
                 told.append(("game-over", [("result", .string("won")), ("winner", .string(String(piece.symbol))), ("by", .string(who)),
                                            ("line", .array(line.cells.map { .int($0 + 1) }))],
-                             "game over: \(piece.symbol) (\(who)) wins along \(line.cells.map { $0 + 1 })\(grid)", false))
+                             "game over: \(piece.symbol) (\(who)) wins along \(line.cells.map { $0 + 1 }) "
+                             + "(\(line.cells.map { CellName.name($0, on: b.size) }.joined(separator: " ")))\(grid)", false))
             case .draw:
                 finished = true
                 told.append(("game-over", [("result", .string("draw"))], "game over: a draw (Cat Wins!)\(grid)", false))

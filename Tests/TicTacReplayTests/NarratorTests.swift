@@ -14,7 +14,7 @@ import Testing
         // A 3 x 3 board is shown on each move's line, row by row.
         #expect(moves.last?.text.hasSuffix("board .OX/.XX/OOO") == true)
         let over = try #require(stories.first { $0.event == "game-over" })
-        #expect(over.text.contains("wins along [7, 8, 9]"))
+        #expect(over.text.contains("wins along [7, 8, 9] (a3 b3 c3)"))
         #expect(over.json.contains(#""line":[7,8,9]"#))
         #expect(!stories.contains { $0.abnormal })
     }
@@ -23,6 +23,8 @@ import Testing
         let stories = Narrator.tell(try Fixtures.capture("gomoku"))
         let moves = stories.filter { $0.event == "move" }
         #expect(!moves.isEmpty)
+        // Each move named as the front names cells (column letter, row from the top).
+        #expect(moves.last?.text.hasSuffix("MOVE 68 (O, h5)") == true)
         #expect(moves.allSatisfy { !$0.text.contains("board") && $0.line.count < 100 })
         let over = try #require(stories.first { $0.event == "game-over" })
         let lines = over.line.split(separator: "\n")
