@@ -7,7 +7,7 @@ import TicTacNet
 
 /// Runs the bot's searches (DaemonCore's `think` actions) on one thread of their own, so the
 /// reactor keeps reading, answering PINGs and making 3 x 3 moves while a search runs; the
-/// searches together use at most one core. Each answer is handed back on the reactor's thread:
+/// searches together use at most one core, at a lower priority (nice 10). Each answer is handed back on the reactor's thread:
 /// the worker writes a byte to a pipe the reactor watches.
 final class BotWorker {
     /// What the worker thread and the reactor share: the answers, and the pipe (closed when the
@@ -58,6 +58,9 @@ final class BotWorker {
     func submit(_ job: BotSearchJob) {
         let shared = shared
         queue.async {
+            // Below the loop's priority: on a busy machine the scheduler gives the reactor's
+            // thread (PINGs, 3 x 3 moves) the CPU first (on Linux the nice value is per thread).
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) // 0: the calling thread
             let result = job.run()
             shared.results.withLock { $0.append(result) }
             var one: UInt8 = 1

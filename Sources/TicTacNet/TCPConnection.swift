@@ -53,10 +53,16 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
 public final class TCPConnection {
     /// Bytes allowed in the write queue before the connection is dropped.
     public static let defaultMaxQueuedBytes = 64 * 1024
-    /// Bytes queued above which the connection stops reading. Equal to the bound for now: with
-    /// 16 KB, a paused peer that never reads stayed linked past the liveness limit in
-    /// HostileInputTests (not yet understood), so pausing is off by default.
-    public static let defaultPauseReadingAbove = 64 * 1024
+    /// Bytes queued above which the connection stops reading.
+    public static let defaultPauseReadingAbove = 16 * 1024
+    /// The kernel's send buffer asked for (SO_SNDBUF; Linux doubles it). Without it Linux grows
+    /// the buffer on its own up to `net.ipv4.tcp_wmem`'s maximum (4 MB): a peer that never read
+    /// had megabytes of answers taken by the kernel, so our queue stayed short, reading never
+    /// paused, and every PING it kept sending counted as life for seconds. With a small
+    /// buffer our queue backs up after a few kilobytes, reading pauses, the peer is no longer
+    /// heard, and the liveness limit drops it; the kernel's memory per link stays small too.
+    /// Game frames are tens of bytes: 32 KB in flight is plenty.
+    public static let sendBufferBytes: Int32 = 16 * 1024
 
     public let fd: Int32
     public let remote: SocketAddress
@@ -104,6 +110,7 @@ public final class TCPConnection {
         self.maxQueuedBytes = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
+        try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
         try reactor.register(fd, .read) { [weak self] ready in self?.handle(ready) }
     }
 
@@ -122,6 +129,7 @@ public final class TCPConnection {
         fd = try Socket.make(remote.domain, Int32(SOCK_STREAM.rawValue))
         do throws(NetError) {
             try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
+            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
             let rc = remote.withSockAddr { Glibc.connect(fd, $0, $1) }
             if rc != 0, errno != EINPROGRESS { throw NetError.last("connect \(remote)") }
             try reactor.register(fd, .write) { [weak self] ready in self?.handle(ready) }

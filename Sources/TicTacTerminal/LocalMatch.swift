@@ -109,7 +109,7 @@ public struct LocalMatch {
             for action in human.pollActions() {
                 progress = true
                 switch action {
-                case let .send(m): deliver(m, to: &botSide, now: now)
+                case let .send(m): if let d = carried(m) { try? botSide.handle(.received(d), now: now) }
                 case let .show(e): output.append(.game(e, opponent: opponent))
                 case let .fail(code, message): output.append(.error(code: code.description, message: message))
                 }
@@ -117,7 +117,7 @@ public struct LocalMatch {
             for action in botSide.pollActions() {
                 progress = true
                 switch action {
-                case let .send(m): deliver(m, to: &human, now: now)
+                case let .send(m): if let d = carried(m) { try? human.handle(.received(d), now: now) }
                 case .show(.yourTurn): if !hotSeat { botMove(now: now) }
                 case .show: break
                 case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? Self.playerTwo : "bot"): \(message)"))
@@ -130,13 +130,30 @@ public struct LocalMatch {
 
     private mutating func botMove(now: Instant) {
         let cell = bot.chooseMove(on: botSide.board, as: botSide.piece, using: &botRNG, budget: budget)
-        try? botSide.handle(.localMove(cell), now: now) // the bot only returns legal moves
+        do {
+            try botSide.handle(.localMove(cell), now: now)
+        } catch {
+            // The bot only returns legal moves: a refusal is our bug, and the game would stall
+            // without a word (issue 7 §6), so the player hears it.
+            output.append(.error(code: "internal-error", message: "the bot's move \(cell + 1) was refused: \(error)"))
+        }
     }
 
-    private func deliver(_ m: Message, to side: inout GameSession, now: Instant) {
+    /// `m` through the real encoder and decoder (a fault the receiving session finds shows as
+    /// its `fail` action). A frame that does not come back whole is a codec bug: it is an error
+    /// event, not a silent hang (issue 7 §6).
+    private mutating func carried(_ m: Message) -> Message? {
         var decoder = FrameDecoder()
         decoder.feed(m.encoded())
-        guard let frame = try? decoder.next(), let decoded = try? Message(frame: frame) else { return }
-        try? side.handle(.received(decoded), now: now)
+        do {
+            guard let frame = try decoder.next() else {
+                output.append(.error(code: "internal-error", message: "\(m.kind) did not decode: incomplete frame"))
+                return nil
+            }
+            return try Message(frame: frame)
+        } catch {
+            output.append(.error(code: "internal-error", message: "\(m.kind) did not decode: \(error)"))
+            return nil
+        }
     }
 }
