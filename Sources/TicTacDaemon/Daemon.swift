@@ -334,10 +334,26 @@ public final class Daemon {
         swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
         defer { pending.removeAll(keepingCapacity: true); swap(&pending, &actionBuffer) }
         core.pollActions(into: &pending)
+        // Consecutive frames for one link leave in one send(): a stream does not keep frame
+        // boundaries (Protocol.md §2), and one answer often brings several (a game's last MOVE,
+        // then the next game's RESET and commitment): fewer system calls here, and fewer
+        // wake-ups and reads at the peer. Sent before any other action, so nothing that action
+        // triggers (an event handler's command, a close) can overtake them.
+        var batch: (id: LinkID, bytes: [UInt8])?
+        func sendBatch() {
+            guard let b = batch else { return }
+            batch = nil
+            connections[b.id]?.send(b.bytes)
+        }
         for action in pending {
+            if case let .send(id, bytes) = action {
+                if batch?.id == id { batch?.bytes.append(contentsOf: bytes) } else { sendBatch(); batch = (id, bytes) }
+                continue
+            }
+            sendBatch()
             switch action {
-            case let .send(id, bytes):
-                connections[id]?.send(bytes)
+            case .send:
+                break // batched above
             case let .close(id, flush):
                 close(id, flush: flush)
             case let .dial(peer, addresses, port):
@@ -348,6 +364,7 @@ public final class Daemon {
                 onLog(line)
             }
         }
+        sendBatch()
         if let discovery, core.presenceState != announcedState {
             announcedState = core.presenceState
             var local = discovery.core.local
