@@ -53,7 +53,6 @@ public final class Daemon {
     public private(set) var discovery: BroadcastDiscovery?
     /// DNS-SD publication and browsing, once started.
     public private(set) var dnssd: DNSSDAgent?
-    private var announcedState: PresenceState?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
@@ -155,7 +154,7 @@ public final class Daemon {
             onPresence(event)
         }
         discovery = d
-        announcedState = local.state
+        _ = core.presenceChanged() // what `local` announces: later changes are reported from here
         d.start()
     }
 
@@ -365,10 +364,9 @@ public final class Daemon {
             }
         }
         sendBatch()
-        if let discovery, core.presenceState != announcedState {
-            announcedState = core.presenceState
+        if let discovery, let state = core.presenceChanged() {
             var local = discovery.core.local
-            local.state = core.presenceState
+            local.state = state
             discovery.update(local)
             dnssd?.update(txt: dnssdTXT)
         }

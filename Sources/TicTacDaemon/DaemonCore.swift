@@ -146,6 +146,19 @@ public struct DaemonCore {
 
     public var linkCount: Int { links.count }
 
+    /// The state `presenceChanged()` last returned.
+    private var reportedPresence: PresenceState?
+
+    /// `presenceState` when it differs from what this last returned, else nil. The shell asks
+    /// after every batch of actions; mutating, it runs on the core in place (calling the getter
+    /// on the shell's stored core copied the whole core each time).
+    public mutating func presenceChanged() -> PresenceState? {
+        let state = presenceState
+        guard state != reportedPresence else { return nil }
+        reportedPresence = state
+        return state
+    }
+
     /// Faults on links whose peer never proved an id (strangers): logged and counted here, never
     /// shown to the player (a stranger must not be able to make the front write).
     public private(set) var strangerFaults = 0
