@@ -157,6 +157,19 @@ public struct DaemonCore {
 
     public var linkCount: Int { links.count }
 
+    /// The state `presenceChanged()` last returned.
+    private var reportedPresence: PresenceState?
+
+    /// `presenceState` when it differs from what this last returned, else nil. The shell asks
+    /// after every batch of actions; mutating, it runs on the core in place (calling the getter
+    /// on the shell's stored core copied the whole core each time).
+    public mutating func presenceChanged() -> PresenceState? {
+        let state = presenceState
+        guard state != reportedPresence else { return nil }
+        reportedPresence = state
+        return state
+    }
+
     /// Faults on links whose peer never proved an id (strangers): logged and counted here, never
     /// shown to the player (a stranger must not be able to make the front write).
     public private(set) var strangerFaults = 0
@@ -227,10 +240,10 @@ public struct DaemonCore {
 
     /// A frame arrived on a link.
     public mutating func linkReceived(_ id: LinkID, _ frame: Frame, now: Instant) {
-        guard links[id]?.closing == false else { return }
-        links[id]?.lastHeard = now
-        touched.append(id)
-        let version = links[id]?.version
+        guard let link = links[id], !link.closing else { return }
+        link.lastHeard = now
+        touch(id)
+        let version = link.version
         // HELLO and ERROR are read whatever the header's version (Protocol.md §4); before the
         // peer's HELLO nothing else is, whatever it holds.
         let anyVersion = frame.type == Message.Kind.hello.rawValue || frame.type == Message.Kind.error.rawValue
@@ -247,7 +260,7 @@ public struct DaemonCore {
             if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
             return fail(id, error.code, error.description)
         }
-        if links[id]?.ready == true {
+        if link.ready {
             receive(id, message, now: now)
         } else {
             handshake(id, message, now: now)
@@ -877,7 +890,7 @@ public struct DaemonCore {
             guard let link = links[id] else { continue }
             let d = deadline(of: link)
             guard d != link.deadline else { continue }
-            links[id]?.deadline = d
+            link.deadline = d // a class: one lookup, not a second one to write
             if let d { deadlines.push(d, id) }
         }
         touched.removeAll(keepingCapacity: true)
@@ -886,9 +899,15 @@ public struct DaemonCore {
     // MARK: - Output
 
     private mutating func send(_ id: LinkID, _ message: Message, version: UInt8? = nil) {
-        guard links[id]?.closing == false else { return }
-        touched.append(id) // sending is how almost every state change shows; its timers may move
-        actions.append(.send(id, message.encoded(version: version ?? links[id]?.version ?? ProtocolVersion.current)))
+        guard let link = links[id], !link.closing else { return }
+        touch(id) // sending is how almost every state change shows; its timers may move
+        actions.append(.send(id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
+    }
+
+    /// Marks a link's deadline for recomputing at the next refresh. A frame and its answer touch
+    /// the same link several times in a row: one entry is enough.
+    private mutating func touch(_ id: LinkID) {
+        if touched.last != id { touched.append(id) }
     }
 
     private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }

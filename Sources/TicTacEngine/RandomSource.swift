@@ -1,7 +1,8 @@
 /// The one source of everything random a daemon draws: identity key, handshake and PING
 /// nonces, game ids, die rolls and commitment nonces, bot choices, discovery jitter.
 ///
-/// In normal runs every generator it makes is the system's cryptographic one. Seeded (tests,
+/// In normal runs every generator it makes is the system's cryptographic one (buffered:
+/// `BufferedSystemRandom`). Seeded (tests,
 /// and the `--seed` test option), it hands out SplitMix64 generators derived in a fixed order
 /// from the seed, so a packet capture plus the seed replays a session byte for byte. A seeded
 /// source is guessable: never use one for a daemon on a real network.
@@ -19,7 +20,7 @@ public final class RandomSource {
     /// A fresh generator: the system's, or the next one derived from the seed (the n-th call
     /// always gives the same generator for the same seed).
     public func makeGenerator() -> any RandomNumberGenerator {
-        guard var children else { return SystemRandomNumberGenerator() }
+        guard var children else { return BufferedSystemRandom() }
         let child = SplitMix64(seed: children.next())
         self.children = children
         return child

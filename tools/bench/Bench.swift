@@ -27,7 +27,13 @@
 //     `Bot(level: .random).chooseMove` (a uniform pick among the empty cells: the cheapest legal
 //     decision through the same entry point, including its preconditions).
 //
-//   load PORT CONNECTIONS SECONDS SERVER_PID
+//   serve PORT MAX_CONNECTIONS
+//     The load test's server beyond 4,096 connections: a bot daemon (perfect level) as `tictac
+//     bot` makes it, minus the front (which prints a line per finished game), with its
+//     connection cap (`Daemon.maxConnections`, by default at most 4,096) and its per-address
+//     limit raised to MAX_CONNECTIONS. Prints "ready" once listening; stops after 170 s.
+//
+//   load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR]
 //     Load generator for "1,000 concurrent games on one daemon". CONNECTIONS client daemons
 //     (real `Daemon`s: bot, perfect level, cheap seeded RNG so the client side stays light) share
 //     one Reactor in this process; each dials the server daemon at 127.0.0.1:PORT and, being a
@@ -36,7 +42,9 @@
 //     (or after 15 s), finished games are counted for SECONDS (each game once, on the client
 //     side). The server's memory comes from /proc/SERVER_PID/status: VmRSS before the first
 //     connection (baseline) and VmHWM (peak) at the end; per connection = (peak - baseline) / n.
-//     That is the daemon's own memory; the kernel's socket buffers are not in RSS.
+//     That is the daemon's own memory; the kernel's socket buffers are not in RSS. GENERATOR
+//     (default 0) picks the clients' identities: generators running together need different
+//     ones (the server keeps one link per instance id, Protocol.md §4).
 //
 // Output: key=value lines that `run` folds into its summary.
 
@@ -149,13 +157,13 @@ final class Seeds {
     }
 }
 
-func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws {
+func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, generator: UInt64) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     var games = 0, shaken = 0, lost = 0
     var clients: [Daemon] = []
-    var idRandom = SplitMix64(seed: 0x6c6f_6164)
-    let seeds = Seeds(1)
+    var idRandom = SplitMix64(seed: 0x6c6f_6164 &+ generator)
+    let seeds = Seeds(1 &+ generator << 32)
     let baselineKB = procStatusKB(serverPID, "VmRSS")
     for i in 0..<connections {
         var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("load-\(i)"),
@@ -182,7 +190,8 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws
         }
     }
     dial(from: 0)
-    let rampDeadline = reactor.schedule(after: .seconds(15)) { reactor.stop() }
+    // Every connection's handshake signs and verifies on both sides: 15 s, or 4 ms a connection.
+    let rampDeadline = reactor.schedule(after: .milliseconds(max(15_000, Int64(connections) * 4))) { reactor.stop() }
     let rampStart = monotonicNanoseconds()
     try reactor.run()
     reactor.cancel(rampDeadline)
@@ -205,6 +214,23 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32) throws
     print("games=\(played) seconds=\(format2(elapsed)) games_per_s=\(format2(Double(played) / elapsed))")
     print("server_rss_before_kb=\(baselineKB) server_peak_kb=\(peakKB) server_rss_end_kb=\(endKB)")
     print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, connections))")
+}
+
+// MARK: - serve
+
+func serve(port: UInt16, maxConnections: Int) throws {
+    let reactor = try Reactor()
+    let random = RandomSource()
+    var config = DaemonConfig(name: try DisplayName("load-server"), capabilities: [.tictactoe, .bot],
+                              makeRandom: random.makeGenerator)
+    config.bot = Bot(level: .perfect)
+    let daemon = try Daemon(reactor: reactor, config: config, port: port)
+    daemon.maxConnections = maxConnections
+    daemon.maxLinksPerAddress = maxConnections
+    print("ready port=\(daemon.port)")
+    fflush(nil)
+    reactor.schedule(after: .seconds(170)) { reactor.stop() }
+    try reactor.run()
 }
 
 // MARK: - moves
@@ -290,8 +316,11 @@ case ("moves", 7), ("moves", 8):
               raw: args.count == 8 ? args[7] : nil)
 case ("decide", 3):
     decide(rounds: number(2))
-case ("load", 6):
-    try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5))
+case ("serve", 4):
+    try serve(port: number(2), maxConnections: number(3))
+case ("load", 6), ("load", 7):
+    try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5),
+             generator: args.count == 7 ? number(6) : 0)
 default:
-    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | load PORT CONNECTIONS SECONDS SERVER_PID")
+    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR]")
 }
