@@ -21,6 +21,8 @@ public final class FieldShell {
     /// (Protocol.md §11); nil where IPv6 is off or the address bound is a specific one.
     private var socket6: UDPSocket?
     private var timer: (id: Reactor.TimerID, at: Instant)?
+    /// Participants' endpoints parsed once, not at every send (the text form is the core's).
+    private var resolved: [FieldEndpoint: SocketAddress] = [:]
 
     /// Binds a UDP socket on `address` (IPv4 wildcard by default) and a kernel-chosen port; with
     /// the IPv4 wildcard, also `[::]` on the same port (IPV6_V6ONLY), tried on a few ports until
@@ -146,13 +148,21 @@ public final class FieldShell {
             case let .send(bytes, to):
                 // An address of another family, or one that cannot be reached now: the next
                 // heartbeat tries again (Protocol.md §11: no acks, no retries).
-                guard let address = SocketAddress(ip: to.address, port: to.port) else { break }
+                guard let address = socketAddress(to) else { break }
                 (address.family == .v6 ? socket6 : socket)?.send(bytes, to: address)
             case let .event(e):
                 onEvent(e)
             }
         }
         rearm()
+    }
+
+    private func socketAddress(_ e: FieldEndpoint) -> SocketAddress? {
+        if let a = resolved[e] { return a }
+        guard let a = SocketAddress(ip: e.address, port: e.port) else { return nil }
+        if resolved.count >= 1024 { resolved = [:] } // bounded: participants come and go
+        resolved[e] = a
+        return a
     }
 
     private func rearm() {

@@ -69,8 +69,10 @@ public final class UDPSocket {
 
     deinit { close() }
 
+    /// The receive buffer, kept between wake-ups (one allocation per socket, not per datagram).
+    private lazy var buffer = [UInt8](repeating: 0, count: maxDatagram)
+
     private func receiveAll() {
-        var buffer = [UInt8](repeating: 0, count: maxDatagram)
         for _ in 0..<64 { // bounded per wake-up so one busy socket cannot starve the loop
             var storage = sockaddr_storage()
             var len = socklen_t(MemoryLayout<sockaddr_storage>.size)

@@ -45,8 +45,17 @@ public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
     }
 
     public var description: String {
-        let h = String(high, radix: 16), l = String(low, radix: 16)
-        return String(repeating: "0", count: 16 - h.count) + h + String(repeating: "0", count: 16 - l.count) + l
+        // Digit by digit into one buffer: this runs for every line the field prints.
+        let digits: StaticString = "0123456789abcdef"
+        return String(unsafeUninitializedCapacity: 32) { out in
+            digits.withUTF8Buffer { hex in
+                for i in 0..<16 {
+                    out[i] = hex[Int((high >> (60 - 4 * UInt64(i))) & 0xF)]
+                    out[16 + i] = hex[Int((low >> (60 - 4 * UInt64(i))) & 0xF)]
+                }
+            }
+            return 32
+        }
     }
 
     public static func < (a: ID128, b: ID128) -> Bool { (a.high, a.low) < (b.high, b.low) }
@@ -85,6 +94,13 @@ public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
     public init(utf8 bytes: ArraySlice<UInt8>) throws(NameError) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count <= Self.maxBytes else { throw .tooLong(bytes.count) }
+        // Printable ASCII, not starting or ending with a space, passes every rule below (no
+        // control, bidi or invisible character among them): skip the Unicode property look-ups,
+        // which every SPHERE's name would otherwise pay (Protocol.md §11).
+        if bytes.allSatisfy({ (0x20...0x7E).contains($0) }), bytes.first != 0x20, bytes.last != 0x20 {
+            value = String(decoding: bytes, as: UTF8.self)
+            return
+        }
         guard let s = String(validating: bytes, as: UTF8.self) else { throw .invalidUTF8 }
         guard !s.unicodeScalars.contains(where: Self.isControl) else { throw .controlCharacter }
         guard let first = s.unicodeScalars.first, let last = s.unicodeScalars.last,

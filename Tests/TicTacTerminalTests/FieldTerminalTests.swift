@@ -177,8 +177,8 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         let watcher = try TicTacProcess(["spheres", "--plain", "--json", "--name", "wes"] + port)
         let id = try #require(player.await("ready")?["id"] as? String)
         _ = watcher.await("ready")
-        // wes offers the field only: it is no one to invite to tic-tac-toe (README, the lobby).
-        #expect(player.await("peer-found", timeout: 2) == nil, "a field participant is not in the lobby")
+        // wes offers the field alone: it is no one to invite, so not in the lobby (Protocol.md §11).
+        #expect(player.await("peer-found", timeout: 2) == nil, "a field-only daemon showed up in the lobby")
         // In the lobby the daemon does not announce the field: wes gets no sphere of pat's.
         #expect(watcher.awaitSphere(id, timeout: 1.5) == nil)
         player.send("field")
@@ -200,8 +200,8 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(left?["id"] as? String == id && left?["reason"] as? String == "left")
         #expect(player.await("field-stats", timeout: 3) != nil)
         #expect(player.await("notice", timeout: 3)?["message"] as? String == "back in the lobby")
-        player.send("peers")  // tic-tac-toe's commands again
-        #expect(player.await("peers", timeout: 3) != nil)
+        player.send("peers")  // tic-tac-toe's commands again; wes is still not someone to invite
+        #expect((player.await("peers", timeout: 3)?["peers"] as? [Any])?.isEmpty == true)
         // Again within the 10 s a FIELD_LEAVE is remembered: the sequence carries on, so it counts.
         player.send("field")
         #expect(player.await("field", timeout: 5) != nil)
