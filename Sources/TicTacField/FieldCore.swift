@@ -42,6 +42,8 @@ public struct FieldCore {
         /// Nil for the original app's spheres (no sequence).
         var sequence: UInt32?
         var heard: Instant
+        /// The address its latest accepted datagram came from: ours go there while it is heard.
+        var from: String
     }
 
     private var remotes: [SphereKey: Remote] = [:]
@@ -171,7 +173,7 @@ public struct FieldCore {
             guard accepts(s.instanceID, s.sequence, from: source, now: now) else { return }
             let sphere = FieldSphere(key: .peer(s.instanceID), name: s.name.value, x: s.x, y: s.y,
                                      color: RGB(s.red, s.green, s.blue))
-            update(sphere, sequence: s.sequence, now: now)
+            update(sphere, sequence: s.sequence, from: source, now: now)
         case let .fieldLeave(peer, seq):
             guard accepts(peer, seq, from: source, now: now) else { return }
             departed[peer] = (seq, now + config.expiry)
@@ -208,16 +210,20 @@ public struct FieldCore {
         sequence &+= 1
         let s = Sphere(instanceID: id, sequence: sequence, x: local.x, y: local.y, red: local.color.red,
                        green: local.color.green, blue: local.color.blue, name: name)
-        sendToAll(Message.sphere(s).encoded())
+        sendToAll(Message.sphere(s).encoded(), preferHeard: true)
         lastSend = now
         repeatOwed = dirty
         dirty = false
     }
 
-    private mutating func sendToAll(_ bytes: [UInt8]) {
+    /// To every participant: at the address its sphere is heard from while it is (one copy,
+    /// not one per address of a host with IPv4 and IPv6), else at every address it has
+    /// (Protocol.md §11, Sending). FIELD_LEAVE always goes to every address.
+    private mutating func sendToAll(_ bytes: [UInt8], preferHeard: Bool = false) {
         for peer in participants.keys.sorted() {
             guard let p = participants[peer] else { continue }
-            for a in p.addresses {
+            let heard = preferHeard ? remotes[.peer(peer)].map(\.from).flatMap { p.addresses.contains($0) ? [$0] : nil } : nil
+            for a in heard ?? p.addresses {
                 counters.sent += 1
                 actions.append(.send(bytes, to: FieldEndpoint(address: a, port: p.port)))
             }
@@ -247,9 +253,9 @@ public struct FieldCore {
         return d != 0 && d < 1 << 31
     }
 
-    private mutating func update(_ sphere: FieldSphere, sequence: UInt32?, now: Instant) {
+    private mutating func update(_ sphere: FieldSphere, sequence: UInt32?, from source: FieldEndpoint, now: Instant) {
         let old = remotes[sphere.key]?.sphere
-        remotes[sphere.key] = Remote(sphere: sphere, sequence: sequence, heard: now)
+        remotes[sphere.key] = Remote(sphere: sphere, sequence: sequence, heard: now, from: source.address)
         if old == nil {
             actions.append(.event(.joined(sphere)))
         } else if old != sphere {
@@ -270,6 +276,6 @@ public struct FieldCore {
         }
         let sphere = FieldSphere(key: key, name: source.description, x: Self.clamp(p.x), y: Self.clamp(p.y),
                                  color: RGB(p.red, p.green, p.blue))
-        update(sphere, sequence: nil, now: now)
+        update(sphere, sequence: nil, from: source, now: now)
     }
 }

@@ -45,6 +45,33 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 }
 
 @Suite struct FieldCoreSendingTests {
+    @Test func aParticipantHeardAtOneOfItsAddressesIsSentOneCopyThereUntilItFallsSilent() throws {
+        // Bob's host has IPv4 and IPv6: until Bob is heard, each state goes to both addresses.
+        let bobV6 = FieldEndpoint(address: "fe80::2%2", port: bobAt.port)
+        var a = FieldCore(id: alice, name: name("alice"), x: 100, y: 100, color: RGB(255, 0, 0))
+        a.participant(bob, addresses: [bobAt.address, bobV6.address], port: bobAt.port, now: at(0))
+        a.start(now: at(0))
+        #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
+        // Heard over IPv6: the next states go there alone (Protocol.md §11, Sending).
+        a.received(bobSays(1), from: bobV6, now: at(100))
+        _ = a.drain()
+        a.moveTo(x: 200, y: 200, now: at(200))
+        #expect(a.drain().sent.map(\.1) == [bobV6])
+        a.handleTimeout(now: at(1_300))
+        #expect(a.drain().sent.map(\.1) == [bobV6], "the heartbeat too")
+        // Bob silent past the expiry: his sphere goes, and our states go to every address again.
+        a.handleTimeout(now: at(10_100))
+        let after = a.drain()
+        #expect(after.events.contains { if case .left = $0 { true } else { false } })
+        a.moveTo(x: 300, y: 300, now: at(10_200))
+        #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
+        // A FIELD_LEAVE always goes everywhere, heard or not.
+        a.received(bobSays(2), from: bobAt, now: at(10_300))
+        _ = a.drain()
+        a.leave()
+        #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
+    }
+
     @Test func startSendsOurStateRepeatsItThenHeartbeatsOneSecondAfterTheLatestSend() throws {
         var a = aliceCore()
         let first = a.drain().sent
