@@ -46,6 +46,29 @@ import TicTacTime
                 "the silent side is told why, in case only its path was broken")
     }
 
+    /// The peer's daemon freezes in the middle of a game: at 5 s the player hears the game ended
+    /// with the reason, then that the peer is gone (the move clock, 120 s, plays no part).
+    @Test func aPeerThatFreezesInAGameEndsItAtFiveSeconds() throws {
+        var (n, _) = net()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        #expect(n.game(0)?.state == .myTurn || n.game(0)?.state == .opponentTurn)
+        n.advance(by: .milliseconds(4999), only: 0)
+        #expect(n.cores[0].gameCount == 1, "still playing before 5 s")
+        n.advance(by: .milliseconds(1), only: 0)
+        #expect(n.cores[0].gameCount == 0 && n.cores[0].linkCount == 0)
+        let ends = n.events[0].compactMap { event -> String? in
+            switch event {
+            case let .disconnected(_, reason) where reason.contains("no answer"): "disconnected"
+            case let .peerLost(_, reason) where reason.contains("no answer"): "peer-lost"
+            default: nil
+            }
+        }
+        #expect(ends == ["disconnected", "peer-lost"])
+    }
+
     /// A connection that never sends HELLO is closed at the handshake limit (Protocol.md §4),
     /// however long the liveness timer would allow, and is never pinged.
     @Test func aConnectionWithoutHelloIsClosedAtFiveSeconds() {
