@@ -10,11 +10,12 @@ import TicTacTime
 // actions (bytes to send, links to close, events for the player). The I/O shell (Daemon) owns
 // the sockets and the reactor and does exactly what the actions say.
 //
-// A link's life (Protocol.md §4): opened -> both sides send HELLO (version negotiated, the id
-// checked against the public key) -> the dialler sends PROOF, the acceptor checks it and sends
-// its own -> ready once the peer's PROOF verifies -> closed. While ready: PING after `pingAfter` of silence, dead after `deadAfter`; INVITE /
-// ACCEPT / DECLINE / CANCEL; then a GameSession carries the game. Any protocol fault sends
-// ERROR and closes the link; the daemon and its other links carry on.
+// A link's life (Protocol.md §4; LinkState.swift has its states and transitions as tables):
+// opened -> both sides send HELLO (version negotiated, the id checked against the public key)
+// -> the dialler sends PROOF, the acceptor checks it and sends its own -> ready once the peer's
+// PROOF verifies -> closed. While ready: PING after `pingAfter` of silence, dead after
+// `deadAfter`; INVITE / ACCEPT / DECLINE / CANCEL; then a GameSession carries the game. Any
+// protocol fault sends ERROR and closes the link; the daemon and its other links carry on.
 //
 // Presence is not a link. Discovery tells the core who is on the LAN (`presence(_:now:)`); a
 // link is opened only when our player invites a peer we have no link to (the `dial` action,
@@ -31,60 +32,6 @@ import TicTacTime
 // - two INVITEs crossing (on one link or two): the invitation of the lower instance id stands.
 public struct DaemonCore {
     public let config: DaemonConfig
-
-    /// One connection's state. A class: it is mutated where it lives, never copied out and
-    /// written back (a copy of a game in play would share its buffers, and the next move would
-    /// copy them all).
-    final class Link {
-        let id: LinkID
-        let outgoing: Bool
-        let address: String
-        let port: UInt16?
-        let openedAt: Instant
-        var lastHeard: Instant
-        var lastPing: Instant?
-        /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
-        let nonce: ID128
-        /// The peer's HELLO, held until its PROOF verifies.
-        var peerHello: Hello?
-        /// Set once the peer's PROOF verified (and, on the accepting side, ours went out).
-        var ready = false
-        /// The proven peer: set only when `ready`.
-        var peer: PeerInfo?
-        /// Negotiated from the two HELLOs; every later frame carries it.
-        var version: UInt8?
-        /// peer-found was told for this link: it is the one we use for this peer.
-        var announced = false
-        /// Set on a link still in its handshake that takes over from an announced link to the
-        /// same peer that closed (Protocol.md §4, duplicate links): ready, it is announced quietly.
-        var heir: PeerInfo?
-        /// Our invitation waiting for an answer: game id, board, when sent.
-        var outgoingInvite: (id: ID128, size: BoardSize, at: Instant)?
-        /// The peer's invitation waiting for our answer, and when it came: unanswered for
-        /// `inviteTimeout` + `inviteGrace`, it lapses (DECLINE `no-answer`; Protocol.md §6, INVITE).
-        var incomingInvite: (id: ID128, size: BoardSize, at: Instant)?
-        var game: GameSession?
-        /// The accepted invitation's game id: CANCEL naming it ends the match.
-        var gameID: ID128?
-        /// We withdrew an invitation the peer may have accepted: its game frames still in
-        /// flight are ignored until the next game starts (Protocol.md §6, CANCEL).
-        var ignoreGameFrames = false
-        var closing = false
-        /// Why we are closing it, for the player (a protocol fault's text).
-        var closeReason: String?
-        /// The deadline last pushed to the heap for this link.
-        var deadline: Instant?
-
-        init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128) {
-            self.id = id
-            self.nonce = nonce
-            self.outgoing = outgoing
-            self.address = address
-            self.port = port
-            self.openedAt = openedAt
-            self.lastHeard = openedAt
-        }
-    }
 
     private var links: [LinkID: Link] = [:]
     /// Peers discovery sees, by instance id (whether or not we have a link to them).
@@ -150,7 +97,7 @@ public struct DaemonCore {
     /// game is playing; one answering or awaiting an invitation is busy; a bot is always idle.
     public var presenceState: PresenceState {
         guard config.bot == nil else { return .idle }
-        if links.values.contains(where: { $0.game != nil && !$0.closing }) { return .playing }
+        if links.values.contains(where: { $0.match != nil && !$0.closing }) { return .playing }
         if isBusy(except: nil) || !dialing.isEmpty { return .busy }
         return .idle
     }
@@ -179,7 +126,7 @@ public struct DaemonCore {
     /// invitation. Nil when every link is in use (a game or an invitation): refuse the newcomer.
     public func idleLinkToDrop() -> LinkID? {
         let idle = links.values.filter {
-            !$0.closing && $0.game == nil && $0.outgoingInvite == nil && $0.incomingInvite == nil
+            !$0.closing && $0.isIdle
         }
         let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
             ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
@@ -196,11 +143,11 @@ public struct DaemonCore {
 
     /// The game a human is playing (the one `move`, `new` and `resign` go to).
     public var currentGame: GameSession? {
-        links.values.first { $0.game != nil && !$0.closing }?.game
+        links.values.first { $0.match != nil && !$0.closing }?.game
     }
 
     /// Games in progress (RollingDice through Done).
-    public var gameCount: Int { links.values.count { $0.game != nil } }
+    public var gameCount: Int { links.values.count { $0.match != nil } }
 
     /// The nearest time `handleTimeout(now:)` has work to do. O(log n): each link's deadline
     /// lives in a heap, recomputed only for the links an input touched.
@@ -282,18 +229,18 @@ public struct DaemonCore {
         let why = link.closeReason ?? reason
         // Another link to the peer carries on (Protocol.md §4, duplicate links): a ready one, else
         // one whose HELLO names the peer and whose PROOF is on its way.
-        let successor = links.values.first { $0.peer?.id == peer.id && $0.ready && !$0.closing }
-            ?? links.values.first { !$0.ready && !$0.closing && $0.peerHello?.instanceID == peer.id }
+        let successor = links.values.first { $0.peer?.id == peer.id && !$0.closing }
+            ?? links.values.first { !$0.closing && $0.peerHello?.instanceID == peer.id }
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { emit(.inviteCancelled(by: peer)) }
-        if link.game != nil { emit(.disconnected(peer, reason: why)) }
-        if let successor, let invite = link.outgoingInvite, successor.outgoingInvite == nil, successor.game == nil {
-            successor.outgoingInvite = invite
+        if link.match != nil { emit(.disconnected(peer, reason: why)) }
+        if let successor, let invite = link.outgoingInvite, successor.isIdle {
+            successor.activity = .inviting(invite)
             if successor.ready { sendInvite(invite, on: successor.id) } // else once it is ready
         }
         // Kept while some link to the peer remains (so the table is bounded by the links).
-        if links.values.contains(where: { $0.peer?.id == peer.id || $0.peerHello?.instanceID == peer.id }) {
+        if links.values.contains(where: { $0.peerID == peer.id }) {
             if let game = link.game { scores[peer.id] = game.score }
         } else {
             scores[peer.id] = nil
@@ -302,17 +249,17 @@ public struct DaemonCore {
         guard announced else { return }
         if let successor {
             if successor.ready {
-                successor.announced = true
+                successor.announce()
                 botInviteIfWanted(peer.id, now: now)
             } else {
-                successor.heir = peer
+                successor.inherit(peer)
             }
             return
         }
         // Another of its links is closing too: the last one to close reports the peer's end
         // (after what it carried).
         if let other = links.values.first(where: { $0.peer?.id == peer.id }) {
-            other.announced = true
+            other.announce()
             return
         }
         if let p = present[peer.id] { return emit(.peerUpdated(info(p, link: nil))) } // still on the LAN
@@ -407,16 +354,15 @@ public struct DaemonCore {
         case .decline:
             guard let link = links.values.first(where: { $0.incomingInvite != nil }),
                   let invite = link.incomingInvite else { throw .noInvitation }
-            link.incomingInvite = nil
+            link.activity = .idle
             send(link.id, .decline(gameID: invite.id, reason: .declined))
         case .leaveMatch:
-            guard let link = links.values.first(where: { $0.game != nil && !$0.closing }),
-                  let gameID = link.gameID, let peer = link.peer else { throw .notInGame }
-            scores[peer.id] = link.game?.score
-            link.game = nil
-            link.gameID = nil
+            guard let link = links.values.first(where: { $0.match != nil && !$0.closing }),
+                  let match = link.match, let peer = link.peer else { throw .notInGame }
+            scores[peer.id] = match.game.score
+            link.activity = .idle
             link.ignoreGameFrames = true // the peer's game frames in flight are stale
-            send(link.id, .cancel(gameID: gameID))
+            send(link.id, .cancel(gameID: match.id))
             emit(.matchEnded(peer, byUs: true))
         case .cancel:
             if !dialing.isEmpty, !links.values.contains(where: { $0.outgoingInvite != nil }) {
@@ -426,7 +372,7 @@ public struct DaemonCore {
             }
             guard let link = links.values.first(where: { $0.outgoingInvite != nil }),
                   let invite = link.outgoingInvite else { throw .nothingToCancel }
-            link.outgoingInvite = nil
+            link.activity = .idle
             link.ignoreGameFrames = true
             send(link.id, .cancel(gameID: invite.id))
         case let .move(cell):
@@ -444,16 +390,16 @@ public struct DaemonCore {
     private mutating func sendInvite(on id: LinkID, to peer: PeerInfo, now: Instant, announce: Bool = false) throws(CommandError) {
         guard let link = links[id] else { throw .noSuchPeer(peer.name) }
         guard link.outgoingInvite == nil else { throw .alreadyInvited }
-        guard link.game == nil else { throw .busy }
+        guard link.match == nil else { throw .busy }
         let gameID = ID128.random(using: &random)
-        link.outgoingInvite = (gameID, config.size, now)
+        link.activity = .inviting(Invitation(id: gameID, size: config.size, at: now))
         send(link.id, .invite(Invite(gameID: gameID, rows: UInt8(config.size.rows),
                                      cols: UInt8(config.size.cols), k: UInt8(config.size.k))))
         if announce { emit(.inviteSent(to: peer)) }
     }
 
     /// Sends (again) an invitation of ours already recorded on a link.
-    private mutating func sendInvite(_ invite: (id: ID128, size: BoardSize, at: Instant), on id: LinkID) {
+    private mutating func sendInvite(_ invite: Invitation, on id: LinkID) {
         send(id, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
                                 cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
     }
@@ -463,7 +409,7 @@ public struct DaemonCore {
     private mutating func botInviteIfWanted(_ peerID: ID128, now: Instant) {
         guard config.bot != nil, botWants.contains(peerID) else { return }
         let toPeer = links.values.filter { ($0.peer?.id == peerID || $0.heir?.id == peerID) && !$0.closing }
-        guard !toPeer.contains(where: { $0.game != nil || $0.outgoingInvite != nil || $0.incomingInvite != nil }),
+        guard toPeer.allSatisfy(\.isIdle),
               let link = toPeer.first(where: { $0.announced && $0.ready }), let peer = link.peer else { return }
         do {
             try sendInvite(on: link.id, to: peer, now: now, announce: true)
@@ -506,7 +452,6 @@ public struct DaemonCore {
                 // Tell the peer why, in case only its side of the path is broken (Protocol.md §5).
                 let text = "no answer for \(config.deadAfter)"
                 send(id, .error(code: ErrorCode.timeout.rawValue, message: text))
-                link.closing = true
                 link.closeReason = text
                 actions.append(.close(id, flush: true))
                 continue
@@ -517,19 +462,19 @@ public struct DaemonCore {
                 send(id, .ping(nonce: random.next()))
             }
             if let invite = link.outgoingInvite, now >= invite.at + config.inviteTimeout, let peer = link.peer {
-                link.outgoingInvite = nil
+                link.activity = .idle
                 link.ignoreGameFrames = true
                 send(id, .cancel(gameID: invite.id))
                 emit(.declined(by: peer, reason: .noAnswer))
             }
             if let invite = link.incomingInvite, now >= invite.at + config.inviteTimeout + Self.inviteGrace, let peer = link.peer {
                 // Nobody answered ours: the invitee is free again, and the player hears so.
-                link.incomingInvite = nil
+                link.activity = .idle
                 send(id, .decline(gameID: invite.id, reason: .noAnswer))
                 emit(.inviteExpired(by: peer))
             }
             if link.game?.nextDeadline.map({ now >= $0 }) == true {
-                links[id]?.game?.handleTimeout(now: now)
+                links[id]?.match?.game.handleTimeout(now: now)
                 drainGame(id, now: now)
             }
         }
@@ -568,8 +513,7 @@ public struct DaemonCore {
             return fail(id, .badIdentity, "the public key in HELLO does not give instance id \(hello.instanceID)")
         }
         guard let link = links[id] else { return }
-        link.version = version
-        link.peerHello = hello
+        link.handshake = .awaitingProof(hello, version: version, heir: nil)
         // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
         // so dialling us cannot obtain our signature for a transcript naming someone else.
         if link.outgoing { sendProof(id) }
@@ -591,27 +535,26 @@ public struct DaemonCore {
         }
         if !link.outgoing { sendProof(id) }
         guard links[id]?.closing == false else { return }
-        link.ready = true
-        link.peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
-                             port: link.port, capabilities: hello.capabilities)
+        let heir = link.heir
+        let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
+                            port: link.port, capabilities: hello.capabilities)
+        link.handshake = .ready(peer, version: version, announced: false)
         if config.bot != nil, link.outgoing { botWants.insert(hello.instanceID) }
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,
         // so nothing it knows of is lost; the higher keeps a spare until the lower closes one.
         if links.values.contains(where: { $0.id != id && $0.ready && !$0.closing && $0.peer?.id == hello.instanceID }) {
             if config.instanceID < hello.instanceID {
-                link.closing = true
+                link.closeReason = "a duplicate of another link to \(peer.name)"
                 actions.append(.close(id, flush: false))
                 links.removeValue(forKey: id)
                 botInviteIfWanted(hello.instanceID, now: now)
             }
             return
         }
-        guard let peer = link.peer else { return }
-        link.announced = true
-        if link.heir != nil {
+        link.announce()
+        if heir != nil {
             // It takes over from an announced link that closed: the peer never left the lobby.
-            link.heir = nil
             if let invite = link.outgoingInvite { sendInvite(invite, on: id) } // moved here
         } else {
             linkReady(id, peer, now: now)
@@ -635,38 +578,35 @@ public struct DaemonCore {
         case .pong:
             break // any frame counts as life; lastHeard is already updated
         case .leave:
-            links[id]?.closing = true
             links[id]?.closeReason = "\(peer.name) left"
             actions.append(.close(id, flush: false))
         case let .invite(invite):
             receiveInvite(id, invite, now: now)
         case let .accept(gameID):
             guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return } // a stale answer
-            links[id]?.outgoingInvite = nil
             startGame(id, gameID: gameID, size: mine.size, now: now)
         case let .decline(gameID, reason):
             guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return }
-            links[id]?.outgoingInvite = nil
+            links[id]?.activity = .idle
             emit(.declined(by: peer, reason: reason))
         case let .cancel(gameID):
             if links[id]?.incomingInvite?.id == gameID {
-                links[id]?.incomingInvite = nil
+                links[id]?.activity = .idle
                 emit(.inviteCancelled(by: peer))
-            } else if links[id]?.game != nil, links[id]?.gameID == gameID {
+            } else if let match = links[id]?.match, match.id == gameID {
                 // The peer left the match, or withdrew an invitation we had already accepted
                 // (its CANCEL crossed our ACCEPT). It sends no more game frames.
-                scores[peer.id] = links[id]?.game?.score
-                links[id]?.game = nil
-                links[id]?.gameID = nil
+                scores[peer.id] = match.game.score
+                links[id]?.activity = .idle
                 emit(.matchEnded(peer, byUs: false))
             }
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp:
-            guard links[id]?.game != nil else {
+            guard links[id]?.match != nil else {
                 if links[id]?.ignoreGameFrames == true { return }
                 return fail(id, message.kind == .move ? .illegalMove : .unexpectedMessage,
                             "\(message.kind) with no game in progress")
             }
-            try? links[id]?.game?.handle(.received(message), now: now)
+            try? links[id]?.match?.game.handle(.received(message), now: now)
             drainGame(id, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             fail(id, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
@@ -678,10 +618,10 @@ public struct DaemonCore {
         guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
             return send(id, .decline(gameID: invite.gameID, reason: .unsupported))
         }
-        if link.incomingInvite?.id == invite.gameID || (link.game != nil && link.gameID == invite.gameID) {
+        if link.incomingInvite?.id == invite.gameID || link.match?.id == invite.gameID {
             return // repeated on a link that replaced a duplicate: the same invitation
         }
-        if link.game != nil || link.incomingInvite != nil {
+        if link.match != nil || link.incomingInvite != nil {
             log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
         }
@@ -689,11 +629,11 @@ public struct DaemonCore {
             // Crossing invitations, on this link or on a duplicate: the lower instance id's stands
             // (Protocol.md §6, INVITE; §4, duplicate links).
             if config.instanceID < peer.id { return }
-            mine.outgoingInvite = nil
+            mine.activity = .idle
             if mine.id != id { mine.ignoreGameFrames = true }
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
-        if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.game != nil }) {
+        if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.match != nil }) {
             return send(id, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
         }
         if dialing.removeValue(forKey: peer.id) != nil {
@@ -715,17 +655,16 @@ public struct DaemonCore {
             log("declined \(peer.name)'s invitation: busy")
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
         }
-        link.incomingInvite = (invite.gameID, size, now)
+        link.activity = .invited(Invitation(id: invite.gameID, size: size, at: now))
         emit(.invited(by: peer, size: size))
     }
 
     /// A human plays one game at a time and answers one invitation at a time.
     private func isBusy(except id: LinkID?) -> Bool {
-        links.values.contains { $0.id != id && ($0.game != nil || $0.outgoingInvite != nil || $0.incomingInvite != nil) }
+        links.values.contains { $0.id != id && !$0.isIdle }
     }
 
     private mutating func accept(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
-        links[id]?.incomingInvite = nil
         send(id, .accept(gameID: gameID))
         startGame(id, gameID: gameID, size: size, now: now)
     }
@@ -733,19 +672,18 @@ public struct DaemonCore {
     private mutating func startGame(_ id: LinkID, gameID: ID128, size: BoardSize, now: Instant) {
         guard links[id] != nil else { return }
         links[id]?.ignoreGameFrames = false
-        links[id]?.gameID = gameID
         let score = links[id]?.peer.flatMap { scores[$0.id] } ?? Score()
-        let game = GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay, score: score,
-                               moveTime: config.moveTime)
-        links[id]?.game = game
-        try? links[id]?.game?.handle(.start, now: now)
+        let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
+                                                        score: score, moveTime: config.moveTime))
+        links[id]?.activity = .playing(match)
+        try? match.game.handle(.start, now: now)
         drainGame(id, now: now)
     }
 
     private mutating func gameCommand(_ input: GameInput, now: Instant) throws(CommandError) {
-        guard let id = links.first(where: { $0.value.game != nil && !$0.value.closing })?.key else { throw .notInGame }
+        guard let id = links.first(where: { $0.value.match != nil && !$0.value.closing })?.key else { throw .notInGame }
         do {
-            try links[id]?.game?.handle(input, now: now)
+            try links[id]?.match?.game.handle(input, now: now)
         } catch {
             throw .game(error)
         }
@@ -758,7 +696,7 @@ public struct DaemonCore {
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
         defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
-        links[id]?.game?.pollActions(into: &pending)
+        links[id]?.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
             for action in pending {
                 switch action {
@@ -771,7 +709,7 @@ public struct DaemonCore {
                     guard config.bot != nil else { continue }
                     switch event {
                     case .yourTurn: botTurns.append(id)
-                    case .gameOver: try? links[id]?.game?.handle(.localNewGame, now: now) // a bot rematches at once
+                    case .gameOver: try? links[id]?.match?.game.handle(.localNewGame, now: now) // a bot rematches at once
                     default: break
                     }
                 case let .fail(code, text):
@@ -779,7 +717,7 @@ public struct DaemonCore {
                 }
             }
             pending.removeAll(keepingCapacity: true)
-            links[id]?.game?.pollActions(into: &pending) // a bot's rematch queues more
+            links[id]?.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
 
@@ -802,7 +740,7 @@ public struct DaemonCore {
                 }
                 cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom)
             }
-            try? links[id]?.game?.handle(.localMove(cell), now: now)
+            try? links[id]?.match?.game.handle(.localMove(cell), now: now)
             drainGame(id, now: now)
         }
         startSearch()
@@ -840,7 +778,7 @@ public struct DaemonCore {
         searching = nil
         searchRandom = result.random
         if let game = links[out.link]?.game, game.state == .myTurn, game.board == out.board, links[out.link]?.closing == false {
-            try? links[out.link]?.game?.handle(.localMove(result.cell), now: now)
+            try? links[out.link]?.match?.game.handle(.localMove(result.cell), now: now)
             drainGame(out.link, now: now)
         } else if links[out.link]?.game?.state == .myTurn {
             botTurns.append(out.link) // another position by now: search it again
@@ -919,7 +857,6 @@ public struct DaemonCore {
     private mutating func fail(_ id: LinkID, _ code: ErrorCode, _ text: String) {
         guard let link = links[id], !link.closing else { return }
         send(id, .error(code: code.rawValue, message: text))
-        links[id]?.closing = true
         links[id]?.closeReason = text
         // The event goes first: closing may report the link's end (peer-lost) at once. A
         // stranger's fault is the operator's business, not the player's.
@@ -935,7 +872,6 @@ public struct DaemonCore {
     /// The peer sent ERROR: show it and close.
     private mutating func peerError(_ id: LinkID, _ rawCode: UInt16, _ text: String) {
         guard let link = links[id] else { return }
-        links[id]?.closing = true
         links[id]?.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
         let code = ErrorCode(rawValue: rawCode) ?? .internalError
         if let peer = link.peer {

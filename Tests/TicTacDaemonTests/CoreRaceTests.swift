@@ -26,6 +26,10 @@ struct CoreNet {
     var thinks: [[BotSearchJob]]
     /// Every search handed out, per core, in order.
     var searched: [[BotSearchJob]]
+    /// Every frame each core sent, on any link, in order (whole frames, so one stream).
+    private var sentBytes: [[UInt8]]
+    /// Frames that vanish on the way: given the receiving core and the message, true drops it.
+    var drop: ((Int, Message) -> Bool)?
 
     init(_ configs: DaemonConfig...) {
         cores = configs.map { DaemonCore(config: $0) }
@@ -36,6 +40,16 @@ struct CoreNet {
         logs = Array(repeating: [], count: configs.count)
         thinks = Array(repeating: [], count: configs.count)
         searched = Array(repeating: [], count: configs.count)
+        sentBytes = Array(repeating: [], count: configs.count)
+    }
+
+    /// The messages core `i` has sent so far, on every link.
+    func sent(_ i: Int) -> [Message] {
+        var decoder = FrameDecoder()
+        decoder.feed(sentBytes[i])
+        var out: [Message] = []
+        while let frame = try? decoder.next(), let m = try? Message(frame: frame) { out.append(m) }
+        return out
     }
 
     /// Tells core `i` what discovery says.
@@ -75,7 +89,10 @@ struct CoreNet {
         for id in pending.keys.sorted() where !closed.contains(id) {
             var decoder = decoders[i][id] ?? FrameDecoder()
             decoder.feed(pending[id] ?? [])
-            while let frame = try? decoder.next() { cores[i].linkReceived(id, frame, now: now) }
+            while let frame = try? decoder.next() {
+                if let drop, let m = try? Message(frame: frame), drop(i, m) { continue }
+                cores[i].linkReceived(id, frame, now: now)
+            }
             decoders[i][id] = decoder
         }
         collect()
@@ -105,9 +122,11 @@ struct CoreNet {
         collect()
     }
 
-    mutating func advance(by d: Duration) {
+    /// Moves the clock on; only core `only`'s timers run when given (the others are frozen:
+    /// they neither send nor notice the time).
+    mutating func advance(by d: Duration, only: Int? = nil) {
         now = now + d
-        for i in cores.indices { cores[i].handleTimeout(now: now) }
+        for i in cores.indices where only == nil || only == i { cores[i].handleTimeout(now: now) }
         collect()
     }
 
@@ -122,6 +141,7 @@ struct CoreNet {
                     case let .send(id, bytes):
                         guard !closed.contains(id) else { continue }
                         inbox[far(id, from: i)][id, default: []] += bytes
+                        sentBytes[i] += bytes
                     case let .close(id, _):
                         guard !closed.contains(id) else { continue }
                         // What was sent on this link before the close arrives first; other links'
