@@ -36,6 +36,9 @@ public struct FieldCore {
     private var repeatOwed = false
     private var lastSend: Instant?
     private var participants: [ID128: (addresses: [String], port: UInt16)] = [:]
+    /// Where a SPHERE went, and when last: within the expiry that endpoint may still show our
+    /// sphere, so it gets our FIELD_LEAVE even if its owner has just left the presence table.
+    private var sentTo: [FieldEndpoint: Instant] = [:]
 
     private struct Remote {
         var sphere: FieldSphere
@@ -141,7 +144,18 @@ public struct FieldCore {
         guard started else { return }
         started = false
         sequence &+= 1
-        sendToAll(Message.fieldLeave(id, sequence: sequence).encoded())
+        let bytes = Message.fieldLeave(id, sequence: sequence).encoded()
+        var told = Set<FieldEndpoint>()
+        for peer in participants.keys.sorted() {
+            guard let p = participants[peer] else { continue }
+            for a in p.addresses { told.insert(FieldEndpoint(address: a, port: p.port)) }
+        }
+        told.formUnion(sentTo.keys)
+        sentTo = [:]
+        for to in told.sorted() {
+            counters.sent += 1
+            actions.append(.send(bytes, to: to))
+        }
     }
 
     public mutating func handleTimeout(now: Instant) {
@@ -151,6 +165,7 @@ public struct FieldCore {
             actions.append(.event(.left(key, name: r.sphere.name, reason: .timeout)))
         }
         departed = departed.filter { $0.value.until > now }
+        sentTo = sentTo.filter { $0.value + config.expiry > now }
     }
 
     // MARK: - Datagrams
@@ -210,22 +225,24 @@ public struct FieldCore {
         sequence &+= 1
         let s = Sphere(instanceID: id, sequence: sequence, x: local.x, y: local.y, red: local.color.red,
                        green: local.color.green, blue: local.color.blue, name: name)
-        sendToAll(Message.sphere(s).encoded(), preferHeard: true)
+        sendToAll(Message.sphere(s).encoded(), now: now)
         lastSend = now
         repeatOwed = dirty
         dirty = false
     }
 
-    /// To every participant: at the address its sphere is heard from while it is (one copy,
-    /// not one per address of a host with IPv4 and IPv6), else at every address it has
-    /// (Protocol.md §11, Sending). FIELD_LEAVE always goes to every address.
-    private mutating func sendToAll(_ bytes: [UInt8], preferHeard: Bool = false) {
+    /// A SPHERE to every participant: at the address its sphere is heard from while it is (one
+    /// copy, not one per address of a host with IPv4 and IPv6), else at every address it has
+    /// (Protocol.md §11, Sending).
+    private mutating func sendToAll(_ bytes: [UInt8], now: Instant) {
         for peer in participants.keys.sorted() {
             guard let p = participants[peer] else { continue }
-            let heard = preferHeard ? remotes[.peer(peer)].map(\.from).flatMap { p.addresses.contains($0) ? [$0] : nil } : nil
+            let heard = remotes[.peer(peer)].map(\.from).flatMap { p.addresses.contains($0) ? [$0] : nil }
             for a in heard ?? p.addresses {
+                let to = FieldEndpoint(address: a, port: p.port)
                 counters.sent += 1
-                actions.append(.send(bytes, to: FieldEndpoint(address: a, port: p.port)))
+                actions.append(.send(bytes, to: to))
+                sentTo[to] = now
             }
         }
     }

@@ -45,6 +45,25 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 }
 
 @Suite struct FieldCoreSendingTests {
+    @Test func aParticipantJustGoneFromThePresenceTableStillGetsOurFieldLeave() throws {
+        // Its announcements were late (a loaded host): the presence table dropped it, but it
+        // may still show our sphere, so our FIELD_LEAVE goes to it (Protocol.md §11, Leaving).
+        var a = aliceCore()
+        _ = a.drain()
+        a.participantGone(bob)
+        a.leave()
+        let sent = a.drain().sent
+        #expect(sent.map(\.1) == [bobAt])
+        guard case .fieldLeave? = sent.first?.0 else { Issue.record("expected FIELD_LEAVE"); return }
+        // Sent to last more than the expiry ago: nothing of ours is on its screen any more.
+        var b = aliceCore()
+        _ = b.drain()
+        b.participantGone(bob)
+        b.handleTimeout(now: at(10_001))
+        b.leave()
+        #expect(b.drain().sent.isEmpty)
+    }
+
     @Test func aParticipantHeardAtOneOfItsAddressesIsSentOneCopyThereUntilItFallsSilent() throws {
         // Bob's host has IPv4 and IPv6: until Bob is heard, each state goes to both addresses.
         let bobV6 = FieldEndpoint(address: "fe80::2%2", port: bobAt.port)
