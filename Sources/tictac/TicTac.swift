@@ -413,8 +413,9 @@ struct PeersCommand: ParsableCommand {
         commandName: "peers",
         abstract: "Look at the LAN: list the tictac daemons that answer.",
         discussion: """
-        Sends a QUERY by broadcast (Protocol.md §7), listens for --timeout seconds, and prints what \
-        answered, sorted by name. It does not announce itself, so it never shows up as a player.
+        Sends a QUERY by broadcast (Protocol.md §7) and browses DNS-SD (§10) unless --no-dnssd, \
+        listens for --timeout seconds, and prints what answered, sorted by name, with how each was \
+        found. It neither announces nor publishes itself, so it never shows up as a player.
         """
     )
 
@@ -445,11 +446,32 @@ struct PeersCommand: ParsableCommand {
         let look = try running(.unavailable, "cannot listen for discovery on UDP port \(discovery.discoveryPort)", BroadcastDiscovery(reactor: reactor, local: local, port: discovery.discoveryPort,
                                                   interfaces: discovery.interface, config: config, random: system))
         look.start()
+        // DNS-SD too (browse only): daemons beyond the broadcast domain, e.g. across a reflector.
+        var dnssd: AvahiDNSSDAgent?
+        if !discovery.noDnssd {
+            let agent = AvahiDNSSDAgent(reactor: reactor, publishes: false)
+            agent.onEvent = { [unowned look] event in
+                switch event {
+                case let .up(s):
+                    look.sighted(s.instanceID, via: .dnssd, name: s.instanceName, addresses: s.addresses, port: s.port,
+                                 capabilities: s.games, versions: s.versions, state: s.state)
+                case let .down(name, id):
+                    look.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
+                case let .unavailable(text):
+                    logger.info("\(text)")
+                case .registered:
+                    break
+                }
+            }
+            agent.start(name: "peers", port: 1, txt: DNSSDTXT(instanceID: local.id))
+            dnssd = agent
+        }
         reactor.schedule(after: .milliseconds(Int64((timeout * 1000).rounded()))) { reactor.stop() }
         try running(.osErr, nil, reactor.run())
         let found = look.core.peers
         let c = look.core.counters
         logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye)")
+        dnssd?.stop()
         look.stop()
         if json {
             let list = found.map { p -> JSON in
@@ -462,7 +484,8 @@ struct PeersCommand: ParsableCommand {
             print("No peers answered within \(timeout) s.")
         } else {
             for p in found {
-                print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)")
+                print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)  "
+                      + "(\(p.via.names.joined(separator: ", ")))")
             }
         }
     }

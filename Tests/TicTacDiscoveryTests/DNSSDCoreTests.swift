@@ -55,6 +55,20 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         #expect(h.core.currentName == "Ann #2")
     }
 
+    @Test func aLookThatOnlyBrowsesRegistersNothingAndStillSeesPeers() {
+        // `tictac peers`: browse, resolve, addresses, as a daemon does; no record of its own.
+        var h = Harness()
+        h.core = DNSSDCore(publishes: false)
+        #expect(h.feed(.start(name: "peers", port: 1, txt: h.ownTXT)) == [.browse])
+        #expect(h.feed(.update(h.ownTXT)) == [])
+        #expect(events(h.sight("Bob", peerTXT)) == [.up(sighting())])
+        // After an outage it browses again, still without registering.
+        let outage = h.feed(.failed(.browse, code: DNSSDCode.unknown))
+        #expect(!outage.contains { if case .register = $0 { true } else { false } })
+        let retry = h.advance(by: .seconds(60))
+        #expect(retry.contains(.browse) && !retry.contains { if case .register = $0 { true } else { false } })
+    }
+
     @Test func aLocalNameConflictTriesTheNextNameAndLongNamesAreCut() {
         var h = Harness()
         let long = String(repeating: "é", count: 40) // 80 bytes of UTF-8

@@ -40,10 +40,11 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
     }()
 
     /// An agent for `service` driven by `reactor` (the thread that runs it gets every callback
-    /// and event).
-    public init(reactor: Reactor, service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming()) {
+    /// and event); with `publishes` false it only browses.
+    public init(reactor: Reactor, service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming(),
+                publishes: Bool = true) {
         self.reactor = reactor
-        core = DNSSDCore(service: service, timing: timing)
+        core = DNSSDCore(service: service, timing: timing, publishes: publishes)
         _ = Self.prepareLibrary
     }
 

@@ -135,6 +135,8 @@ public struct DNSSDCore {
     public let timing: DNSSDTiming
     /// The service published and browsed.
     public let service: DNSSDService
+    /// False for a look that only browses (`tictac peers`): nothing is registered.
+    public let publishes: Bool
     /// The DNS-SD service type of tictac (Protocol.md §10).
     public static let serviceType = DNSSDService.tictactoe.type
     /// A DNS label: an instance name is at most 63 bytes of UTF-8 (RFC 6763 §4.1.1).
@@ -152,10 +154,11 @@ public struct DNSSDCore {
     /// Instances touched by the browse batch under way ("more coming").
     private var batch: Set<String> = []
 
-    /// A stopped core for `service`; `.start` begins.
-    public init(service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming()) {
+    /// A stopped core for `service`; `.start` begins. With `publishes` false it only browses.
+    public init(service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming(), publishes: Bool = true) {
         self.service = service
         self.timing = timing
+        self.publishes = publishes
         unavailableDelay = timing.unavailableRetryFirst
     }
 
@@ -183,6 +186,10 @@ public struct DNSSDCore {
         return next
     }
 
+    private func registration(_ txt: DNSSDTXT) -> [DNSSDAction] {
+        publishes ? [.register(name: attemptName, port: port, txt: service.encode(txt))] : []
+    }
+
     /// Feeds one input; returns the actions to perform, in order.
     public mutating func handle(_ input: DNSSDInput, now: Instant) -> [DNSSDAction] {
         var out: [DNSSDAction] = []
@@ -195,7 +202,7 @@ public struct DNSSDCore {
             unavailableDelay = timing.unavailableRetryFirst
             reportedUnavailable = false
             phase = .running
-            out += [.register(name: attemptName, port: port, txt: service.encode(txt)), .browse]
+            out += registration(txt) + [.browse]
         case (_, .start):
             break // already started: one registration per agent
         case (.stopped, _):
@@ -208,7 +215,7 @@ public struct DNSSDCore {
             out.append(.cancelAll)
         case let (.running, .update(new)):
             txt = new
-            out.append(.updateTXT(service.encode(new)))
+            if publishes { out.append(.updateTXT(service.encode(new))) }
         case let (.unavailable, .update(new)):
             txt = new // published at the next registration
         case let (.running, .failed(op, code)):
@@ -235,7 +242,7 @@ public struct DNSSDCore {
         case let (.unavailable(at), .timeout):
             guard now >= at, let txt else { break }
             phase = .running
-            out += [.register(name: attemptName, port: port, txt: service.encode(txt)), .browse]
+            out += registration(txt) + [.browse]
         case (.unavailable, .registered), (.unavailable, .browsed), (.unavailable, .resolved),
              (.unavailable, .address):
             break // from refs deallocated when the outage began
