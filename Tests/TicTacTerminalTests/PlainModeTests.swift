@@ -277,6 +277,16 @@ import TicTacTime
         #expect(!r.err.contains("Usage"))
     }
 
+    /// A --log-file that cannot be opened is a failure while running: one line, EX_CANTCREAT,
+    /// no usage text (it printed the root command's usage and 64).
+    @Test func aLogFileThatCannotBeOpenedIsOneLine() throws {
+        let r = try run(["bot", "--log-file", "/nonexistent-dir/tictac.log", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(r.status == 73, "EX_CANTCREAT, got \(r.status): \(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.err)")
+        #expect(lines.first == "tictac: cannot open --log-file /nonexistent-dir/tictac.log: No such file or directory", "\(r.err)")
+    }
+
     /// Ctrl-C (SIGINT) leaves cleanly with the shell's status for an interrupt, 130; q with 0.
     @Test func interruptExits130() throws {
         let p = try TicTacProcess(["play", "--local", "--json", "--level", "random"])
