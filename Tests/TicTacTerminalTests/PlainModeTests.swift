@@ -100,6 +100,17 @@ import TicTacTime
         #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time, so you resign")
     }
 
+    /// A peer's state change does not read like its answer to an invitation.
+    @Test func aPeersNewStateIsNotWordedAsADecline() {
+        let text = OutputFormatter(style: .text)
+        let yb = PeerInfo(id: ID128(high: 1, low: 2), name: "yb", addresses: ["127.0.0.1"], port: 50000,
+                          capabilities: [.tictactoe], state: .busy)
+        let updated = text.lines(for: .peerUpdated(yb)).joined()
+        let declined = text.lines(for: .declined(by: yb, reason: .busy)).joined()
+        #expect(updated == "Peer updated: yb, busy")
+        #expect(!updated.contains(declined), "\(updated) reads like \(declined)")
+    }
+
     /// Text echoed from input (here a bad command with ESC, BEL and a right-to-left override)
     /// reaches the terminal escaped, never raw; JSON escapes it its own way.
     @Test func textEscapesControlCharactersInErrors() {
