@@ -205,6 +205,8 @@ struct FullScreenModel {
             if notice?.tone != .alert { notice = nil }
         case let .gameOver(result, line, resigned):
             game?.phase = .over(result, line: line ?? [], resigned: resigned)
+            // As after a move: a game resigned before any move still showed its rolls.
+            if notice?.tone != .alert { notice = nil }
             confirm = nil
             countdown = rematchSeconds
         case let .score(s):

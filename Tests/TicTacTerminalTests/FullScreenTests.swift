@@ -337,6 +337,13 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(m.key(.escape) == nil)
         _ = m.key(.char("r"))
         #expect(m.key(.char("y")) == .resign)
+        // The rolls, said until the first move, go when the game ends before any.
+        var r = FullScreenModel(color: false, unicode: true)
+        r.apply(.game(.rolls(yours: 5, theirs: 3, moveTime: 120), opponent: bobOpponent))
+        r.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        #expect(screen(r).contains { $0.contains("You rolled 5") })
+        r.apply(.game(.gameOver(result: .won, line: nil, resigned: true), opponent: bobOpponent))
+        #expect(!screen(r).contains { $0.contains("You rolled 5") })
         // The earlier "Not resigned" does not stay under the game just resigned.
         m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
         #expect(!screen(m).contains { $0.contains("Not resigned") })
