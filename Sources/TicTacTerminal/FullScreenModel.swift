@@ -113,7 +113,9 @@ struct FullScreenModel {
             let keep = selectedPeer?.id
             let index = selected
             peers.removeAll { $0.id == p.id }
-            if notice?.about == p.id { notice = nil } // "ben declined" means nothing once ben is gone
+            // "ben declined" means nothing once ben is gone; "Peer Disconnected!" is why the game
+            // vanished, and a peer that quits is lost right after it: that one stays until ben is back.
+            if notice?.about == p.id, notice?.title != Self.disconnectedTitle { notice = nil }
             if scoreOpponent == p.id { score = Score() } // gone: the daemon forgets it too
             if keep == p.id {
                 selected = min(index, max(0, peers.count - 1))
@@ -203,6 +205,8 @@ struct FullScreenModel {
             if notice?.tone != .alert { notice = nil }
         case let .gameOver(result, line, resigned):
             game?.phase = .over(result, line: line ?? [], resigned: resigned)
+            // As after a move: a game resigned before any move still showed its rolls.
+            if notice?.tone != .alert { notice = nil }
             confirm = nil
             countdown = rematchSeconds
         case let .score(s):
@@ -408,6 +412,7 @@ struct FullScreenModel {
             let again: Character = asked == .resign ? "r" : "n"
             if key == .char(again) || key == .char(Character(again.uppercased())) || key == .char("y") || key == .char("Y") {
                 if asked == .newGame { carriedNote = "You gave up the last game: it counts as a loss" }
+                notice = nil // an earlier "Not resigned: play on" would contradict what happens now
                 return asked == .resign ? .resign : .new
             }
             notice = Notice(text: asked == .resign ? "Not resigned: play on" : "No new game: play on", tone: .info)

@@ -210,7 +210,9 @@ public struct OutputFormatter: Sendable {
             return ["Available Peers:"] + list.map { "  \($0.name)  \($0.id.description.prefix(8))  \($0.address)  \($0.state)" }
         case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)"]
         case let .peerLost(p, reason): return ["Peer lost: \(p.name) (\(reason))"]
-        case let .peerUpdated(p): return ["Peer \(p.name) is \(p.state)"]
+        // Worded as "Peer found" is, so it never reads like an answer: "Peer bob is busy" right
+        // after an invitation to bob looked like bob's DECLINE `busy` ("bob is busy").
+        case let .peerUpdated(p): return ["Peer updated: \(p.name), \(p.state)"]
         case let .invited(p, size):
             let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
             return ["\(p.name) invites you to play\(board): accept or decline?"]

@@ -165,8 +165,9 @@ struct DaemonOptions: ParsableArguments {
         var notice: String?
         if let logFile {
             let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
-            guard fd >= 0 else {
-                throw ValidationError("--log-file \(logFile): \(String(cString: strerror(errno)))")
+            if fd < 0 { // a failure while running, not a usage mistake: one line, EX_CANTCREAT
+                let why = String(cString: strerror(errno))
+                _ = try running(.cantCreate, "cannot open --log-file \(logFile)", { throw Failure(description: why) }())
             }
             dup2(fd, STDERR_FILENO)
             close(fd)
@@ -230,7 +231,7 @@ func checked<T>(_ body: @autoclosure () throws -> T) throws -> T {
 
 /// Exit statuses of <sysexits.h> for failures while running (usage errors exit 64, EX_USAGE).
 enum SysExit: Int32 {
-    case dataErr = 65, noInput = 66, unavailable = 69, osErr = 71, config = 78
+    case dataErr = 65, noInput = 66, unavailable = 69, osErr = 71, cantCreate = 73, config = 78
 }
 
 /// Runs `body`; a failure is not a usage mistake: one line on standard error ("tictac: what:

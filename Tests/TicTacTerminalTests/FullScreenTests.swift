@@ -337,6 +337,16 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(m.key(.escape) == nil)
         _ = m.key(.char("r"))
         #expect(m.key(.char("y")) == .resign)
+        // The rolls, said until the first move, go when the game ends before any.
+        var r = FullScreenModel(color: false, unicode: true)
+        r.apply(.game(.rolls(yours: 5, theirs: 3, moveTime: 120), opponent: bobOpponent))
+        r.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        #expect(screen(r).contains { $0.contains("You rolled 5") })
+        r.apply(.game(.gameOver(result: .won, line: nil, resigned: true), opponent: bobOpponent))
+        #expect(!screen(r).contains { $0.contains("You rolled 5") })
+        // The earlier "Not resigned" does not stay under the game just resigned.
+        m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
+        #expect(!screen(m).contains { $0.contains("Not resigned") })
         // n mid-game asks, and the next game says the last one was given up.
         var n = gameModel()
         _ = n.key(.char("n"))
@@ -388,6 +398,8 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(screen(m).contains { $0.contains("Peer Disconnected!") })
         #expect(screen(m).contains { $0.hasSuffix("bob left") }) // said once, plainly
         m.apply(.peerLost(bob, reason: "bob left"))
+        // A peer that quits mid-game is lost right after: the alert stays, it says why.
+        #expect(screen(m).contains { $0.contains("Peer Disconnected!") })
         m.apply(.peerFound(bob))
         #expect(!screen(m).contains { $0.contains("Peer Disconnected!") })
         // "ann declined" goes when ann has quit.

@@ -100,6 +100,17 @@ import TicTacTime
         #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time, so you resign")
     }
 
+    /// A peer's state change does not read like its answer to an invitation.
+    @Test func aPeersNewStateIsNotWordedAsADecline() {
+        let text = OutputFormatter(style: .text)
+        let yb = PeerInfo(id: ID128(high: 1, low: 2), name: "yb", addresses: ["127.0.0.1"], port: 50000,
+                          capabilities: [.tictactoe], state: .busy)
+        let updated = text.lines(for: .peerUpdated(yb)).joined()
+        let declined = text.lines(for: .declined(by: yb, reason: .busy)).joined()
+        #expect(updated == "Peer updated: yb, busy")
+        #expect(!updated.contains(declined), "\(updated) reads like \(declined)")
+    }
+
     /// Text echoed from input (here a bad command with ESC, BEL and a right-to-left override)
     /// reaches the terminal escaped, never raw; JSON escapes it its own way.
     @Test func textEscapesControlCharactersInErrors() {
@@ -275,6 +286,16 @@ import TicTacTime
         #expect(lines.count == 1, "\(r.err)")
         #expect(lines.first?.hasPrefix("tictac: cannot listen on TCP port \(port): ") == true, "\(r.err)")
         #expect(!r.err.contains("Usage"))
+    }
+
+    /// A --log-file that cannot be opened is a failure while running: one line, EX_CANTCREAT,
+    /// no usage text (it printed the root command's usage and 64).
+    @Test func aLogFileThatCannotBeOpenedIsOneLine() throws {
+        let r = try run(["bot", "--log-file", "/nonexistent-dir/tictac.log", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(r.status == 73, "EX_CANTCREAT, got \(r.status): \(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1, "\(r.err)")
+        #expect(lines.first == "tictac: cannot open --log-file /nonexistent-dir/tictac.log: No such file or directory", "\(r.err)")
     }
 
     /// Ctrl-C (SIGINT) leaves cleanly with the shell's status for an interrupt, 130; q with 0.
