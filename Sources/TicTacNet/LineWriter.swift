@@ -14,11 +14,20 @@ import TicTacTime
 /// A regular file or /dev/null never says "would block" (and cannot be polled): lines go
 /// straight through. A reader that closed its end (EPIPE) ends the writing: later lines are
 /// dropped.
+///
+/// O_NONBLOCK belongs to the open file description, which a terminal's standard output shares
+/// with standard input, standard error and the shell: set there, it would make their writes
+/// fail with EAGAIN, and a SIGKILL would leave the shell's terminal nonblocking. So a pipe or a
+/// terminal is opened again through /proc/self/fd (a description of our own, nonblocking);
+/// only where that fails (a socket) are the shared flags changed, and given back at `drain`.
 public final class LineWriter {
     /// Bytes queued at most before the oldest lines are dropped.
     public static let defaultMaxBytes = 256 * 1024
 
     public let fd: Int32
+    /// What is written to: `fd`, or our own description of the same pipe or terminal.
+    private var out: Int32
+    private var ownsOut = false
     private let maxBytes: Int
     private let gapLine: (Int) -> String
     private var reactor: Reactor?
@@ -43,6 +52,7 @@ public final class LineWriter {
     public init(fd: Int32 = STDOUT_FILENO, maxBytes: Int = LineWriter.defaultMaxBytes,
                 gapLine: @escaping (Int) -> String) {
         self.fd = fd
+        out = fd
         self.maxBytes = maxBytes
         self.gapLine = gapLine
     }
@@ -76,7 +86,7 @@ public final class LineWriter {
         while !broken, queuedBytes > 0 {
             let left = deadline.nanoseconds - Reactor.now().nanoseconds
             guard left > 0 else { break }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            var p = pollfd(fd: out, events: Int16(POLLOUT), revents: 0)
             guard poll(&p, 1, Int32(clamping: (left + 999_999) / 1_000_000)) > 0 else { break }
             flush()
         }
@@ -85,10 +95,24 @@ public final class LineWriter {
         originalFlags = nil
     }
 
+    deinit {
+        unregister()
+        if ownsOut { _ = close(out) }
+    }
+
     // MARK: - Private
 
     private func makeNonblocking() {
-        guard originalFlags == nil else { return }
+        guard !ownsOut, originalFlags == nil else { return }
+        var st = stat()
+        if fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFIFO || st.st_mode & S_IFMT == S_IFCHR {
+            let own = open("/proc/self/fd/\(fd)", O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+            if own >= 0 {
+                out = own
+                ownsOut = true
+                return
+            }
+        }
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0 else { return }
         originalFlags = flags
@@ -117,7 +141,7 @@ public final class LineWriter {
                 // The dropped lines sat here: the gap line stands in for them. It joins the
                 // queue only once it has started, so later drops never drop it (its count grows).
                 let gap = Array((gapLine(dropped) + "\n").utf8)
-                let n = gap.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                let n = gap.withUnsafeBytes { Glibc.write(out, $0.baseAddress, $0.count) }
                 if n < 0 {
                     if errno == EINTR { continue }
                     if errno == EAGAIN { return waitWritable() }
@@ -134,7 +158,7 @@ public final class LineWriter {
             }
             guard first < lines.count else { break }
             let n = lines[first].withUnsafeBytes { b in
-                Glibc.write(fd, b.baseAddress! + headWritten, b.count - headWritten)
+                Glibc.write(out, b.baseAddress! + headWritten, b.count - headWritten)
             }
             if n < 0 {
                 if errno == EINTR { continue }
@@ -168,7 +192,7 @@ public final class LineWriter {
         }
         guard !registered, let reactor else { return }
         do {
-            try reactor.register(fd, .write) { [weak self] _ in self?.flush() }
+            try reactor.register(out, .write) { [weak self] _ in self?.flush() }
             registered = true
         } catch {
             // Cannot be polled: the queue waits for the next write (still bounded).
@@ -177,7 +201,7 @@ public final class LineWriter {
 
     private func unregister() {
         guard registered else { return }
-        reactor?.unregister(fd)
+        reactor?.unregister(out)
         registered = false
     }
 }

@@ -56,6 +56,30 @@ private func readAll(_ fd: Int32) -> String {
         #expect(lines.allSatisfy { $0.hasPrefix("gap ") || $0.hasSuffix(line) }, "no half lines")
     }
 
+    @Test func theSharedDescriptionStaysBlockingForAPipeAndATerminal() throws {
+        // A terminal's stdout shares its open file description with stdin, stderr and the
+        // shell: the writer must not make it nonblocking (it opens its own description).
+        let p = smallPipe()
+        defer { close(p.read); close(p.write) }
+        // A pseudo-terminal by hand (posix_openpt and friends are not in Swift's Glibc):
+        // TIOCSPTLCK unlocks it, TIOCGPTN names its other side, /dev/pts/N.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        try #require(master >= 0)
+        defer { close(master) }
+        var unlock: Int32 = 0, number: UInt32 = 0
+        try #require(ioctl(master, UInt(0x4004_5431), &unlock) == 0 && ioctl(master, UInt(0x8004_5430), &number) == 0)
+        let terminal = open("/dev/pts/\(number)", O_WRONLY | O_NOCTTY)
+        try #require(terminal >= 0)
+        defer { close(terminal) }
+        for fd in [p.write, terminal] {
+            let writer = LineWriter(fd: fd, maxBytes: 4000, gapLine: { "gap \($0)" })
+            // Nobody reads: far more than either buffer holds, and every call returns.
+            for i in 0..<2000 { writer.write("\(i) " + String(repeating: "y", count: 60)) }
+            #expect(writer.queuedBytes > 0 && writer.droppedLines > 0)
+            #expect(fcntl(fd, F_GETFL) & O_NONBLOCK == 0, "fd \(fd) was made nonblocking")
+        }
+    }
+
     @Test func aClosedReaderEndsTheWritingQuietly() {
         let p = smallPipe()
         close(p.read)
