@@ -74,9 +74,11 @@ public struct DiscoveryCounters: Sendable, Equatable {
     public var rateLimited = 0
     /// A GOODBYE from an address its peer was never heard at.
     public var spoofedGoodbye = 0
+    /// A new peer while the presence table is full (`DiscoveryConfig.maxPeers`).
+    public var tableFull = 0
 
     /// Datagrams dropped for any reason (own echoes excepted).
-    public var dropped: Int { malformed + unexpected + rateLimited + spoofedGoodbye }
+    public var dropped: Int { malformed + unexpected + rateLimited + spoofedGoodbye + tableFull }
 }
 
 /// What this daemon announces about itself.
@@ -113,6 +115,9 @@ public struct DiscoveryConfig: Sendable {
     public var rateBurst = 40
     /// Sources whose buckets are remembered; beyond it the idle ones are forgotten.
     public var maxSources = 4096
+    /// Peers the presence table holds at most: a new one beyond it is ignored (and counted)
+    /// until another expires or leaves, so forged ids from many sources cannot grow it.
+    public var maxPeers = 1024
     /// False for a look at the LAN (`tictac peers`): QUERY only, never ANNOUNCE or GOODBYE, so
     /// the look does not show up as a player.
     public var announces = true
@@ -272,6 +277,7 @@ public struct DiscoveryCore {
                                  port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
                                  versions: ClosedRange<UInt8>, state: PresenceState, now: Instant) {
         guard id != local.id else { return }
+        guard hasRoom(for: id) else { return counters.tableFull += 1 }
         let view = View(name: name, addresses: Dictionary(addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
                         port: port, fieldPort: fieldPort, capabilities: capabilities, versions: versions,
                         state: state, updated: now, expires: nil, addressLife: nil)
@@ -320,7 +326,12 @@ public struct DiscoveryCore {
         actions.append(.broadcast(message.encoded()))
     }
 
+    private func hasRoom(for id: ID128) -> Bool {
+        entries[id] != nil || entries.count < config.maxPeers
+    }
+
     private mutating func announced(_ a: Announce, from source: String, now: Instant) {
+        guard hasRoom(for: a.instanceID) else { return counters.tableFull += 1 }
         let interval = Duration.milliseconds(Int64(a.intervalMillis))
         let life = interval * 3
         var addresses = entries[a.instanceID]?.views[PeerSources.broadcast.rawValue]?.addresses ?? [:]

@@ -471,7 +471,7 @@ struct PeersCommand: ParsableCommand {
         try running(.osErr, nil, reactor.run())
         let found = look.core.peers
         let c = look.core.counters
-        logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye)")
+        logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye), table full \(c.tableFull)")
         dnssd?.stop()
         look.stop()
         if json {

@@ -202,6 +202,29 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         #expect(a.counters.rateLimited == 900 && a.counters.malformed == 110)
     }
 
+    @Test func forgedIdsFromManySourcesCannotGrowThePresenceTablePastItsBound() throws {
+        var config = DiscoveryConfig()
+        config.maxPeers = 50
+        var a = DiscoveryCore(local: local(1, "ann"), config: config, random: Seeded(state: 1))
+        func announce(_ n: UInt64) -> [UInt8] {
+            Message.announce(Announce(instanceID: ID128(high: 100 + n, low: n), name: "x".display,
+                                      tcpPort: 7, capabilities: [.tictactoe])).encoded()
+        }
+        for n in 0..<200 as Range<UInt64> { a.received(announce(n), from: "10.1.\(n / 200).\(n % 200)", now: at(0)) }
+        #expect(a.peers.count == 50 && a.counters.tableFull == 150)
+        // A DNS-SD sighting is held to the same bound; a peer already in the table still updates.
+        a.sighted(ID128(high: 9, low: 9), via: .dnssd, name: "late", addresses: ["198.18.0.9"], port: 1,
+                  capabilities: [.tictactoe], versions: 1...1, state: .idle, now: at(1))
+        #expect(a.peers.count == 50 && a.counters.tableFull == 151)
+        a.received(announce(0), from: "10.1.0.0", now: at(1))
+        #expect(a.counters.tableFull == 151)
+        // Once the forged ones expire (3 of their 2 s intervals), there is room again.
+        a.handleTimeout(now: at(10_000))
+        a.sighted(ID128(high: 9, low: 9), via: .dnssd, name: "late", addresses: ["198.18.0.9"], port: 1,
+                  capabilities: [.tictactoe], versions: 1...1, state: .idle, now: at(10_000))
+        #expect(a.peers.contains { $0.name == "late" })
+    }
+
     @Test func dnssdAndBroadcastMergeByInstanceID() throws {
         var a = core(1, "ann"), b = core(2, "ben", interval: .seconds(1))
         a.sighted(b.local.id, via: .dnssd, name: "ben #2", addresses: ["198.18.0.2"], port: 40000,
