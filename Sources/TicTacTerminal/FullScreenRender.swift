@@ -284,7 +284,11 @@ extension FullScreenModel {
     private func helpLine(width: Int) -> ScreenLine {
         // (text, priority): lower priorities go first when the line is too long.
         var items: [(String, Int)]
-        if let game {
+        if let game, case .over = game.phase {
+            // Between games: no move to play, nothing to resign (the countdown names n and l).
+            items = [("n new game now", 4)]
+            if me != nil { items.append(("l lobby", 3)) }
+        } else if let game {
             let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
             items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
             if me != nil { items.append(("l lobby", 2)) }

@@ -314,6 +314,10 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
             for w in [40, 30, 20] { #expect(screen(m, w, 14).last?.contains("q quit") == true, "\(w)") }
         }
         #expect(screen(big, 40, 14).last == "  c7 or Enter play  r resign  q quit") // resign before lobby
+        // Between games there is nothing to play or resign: the keys that work then.
+        var over = gameModel()
+        over.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
+        #expect(screen(over).last == "  n new game now  l lobby  q quit")
     }
 
     @Test func resignAndNewGame() {
