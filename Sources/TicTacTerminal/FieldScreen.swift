@@ -143,8 +143,18 @@ struct FieldScreen {
             if i == legend - 1, entries.count > legend * per { line += "+\(entries.count - legend * per) more" }
             out.append(line)
         }
-        out.append(dim(clip("arrows/hjkl move, shift or HJKL: big steps, c: colour, s: stats, q: \(quitLabel)", width)))
+        out.append(dim(clip(helpText(width: width), width)))
         return Array(out.prefix(height))
+    }
+
+    /// The key help, shortened to fit so `q` (how to leave) is always there: the longest form
+    /// that fits, down to the bare keys.
+    func helpText(width: Int) -> String {
+        let forms = ["arrows/hjkl move, shift or HJKL: big steps, c: colour, s: stats, q: \(quitLabel)",
+                     "hjkl move, HJKL big, c colour, s stats, q \(quitLabel)",
+                     "hjkl/HJKL move  c colour  q \(quitLabel)",
+                     "hjkl move  q \(quitLabel)"]
+        return forms.first { $0.count <= width } ?? "q \(quitLabel)"
     }
 
     /// Cuts text to `width` characters (names come from the wire as checked display names).

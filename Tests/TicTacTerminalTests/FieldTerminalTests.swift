@@ -94,6 +94,15 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         #expect(screen(.ansi16).lines(width: 80, height: 24)[2].contains("\u{1B}[1;31mO"))
     }
 
+    @Test func theKeyHelpKeepsHowToLeaveAtAnyWidth() {
+        let s = screen(.none)
+        for w in [80, 40, 39, 30, 20, 12] {
+            let help = s.lines(width: w, height: 14).last ?? ""
+            #expect(help.contains("q quit") || help.contains("q: quit"), "\(w): \(help)")
+            #expect(help.count <= w)
+        }
+    }
+
     @Test func ourSphereIsDrawnOnTopAndStepsMoveOneCell() {
         var s = screen(.none)
         s.apply(.event(.joined(FieldSphere(key: .peer(ID128(high: 0, low: 9)), name: "zed", x: 0, y: 0, color: RGB(1, 1, 1)))))
