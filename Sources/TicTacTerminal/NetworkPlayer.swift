@@ -23,7 +23,7 @@ public final class PlainFront: Front {
     /// When set, sees each line first and keeps those it returns true for (the field's commands
     /// while the field is open).
     public var interceptLine: ((String) -> Bool)?
-    private let formatter: OutputFormatter
+    private var formatter: OutputFormatter
     private var input: StdinLines?
     /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
     /// field's plain front writes through it too, so the two stay in order.
@@ -54,6 +54,7 @@ public final class PlainFront: Front {
     }
 
     public func show(_ event: OutputEvent) {
+        if case let .game(.gameStarted(_, _, size), _) = event { formatter.size = size }
         for line in formatter.lines(for: event) { output.write(line) }
     }
 

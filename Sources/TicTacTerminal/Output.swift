@@ -74,6 +74,9 @@ extension DeclineReason {
 public struct OutputFormatter: Sendable {
     public enum Style: Sendable { case json, text }
     public let style: Style
+    /// The board of the game under way: text names a larger board's cells as they are typed
+    /// (`c7`, CellName). The front sets it at each game-started.
+    public var size = BoardSize.classic
 
     public init(style: Style) { self.style = style }
 
@@ -244,7 +247,9 @@ public struct OutputFormatter: Sendable {
                 return [Self.timeUpText(yours: yours, clock: clock, opponent: opponent.name)]
             case .yourTurn: return ["Your Turn"]
             case .opponentTurn: return ["Opponent's Turn"]
-            case let .opponentMoved(cell): return ["Opponent played \(cell + 1)"]
+            case let .opponentMoved(cell):
+                return [size == .classic ? "Opponent played \(cell + 1)"
+                                         : "Opponent played \(CellName.name(cell, on: size)) (\(cell + 1))"]
             case let .board(board): return ["Board: \(board.text)"]
             case let .gameOver(result, line, resigned):
                 var s: String

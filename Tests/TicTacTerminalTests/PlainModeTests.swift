@@ -100,6 +100,15 @@ import TicTacTime
         #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time, so you resign")
     }
 
+    /// Moves on a larger board are told by the names plain mode takes (`move c7`); 3 x 3 keeps 1-9.
+    @Test func opponentMovesAreNamedAsTheyAreTyped() throws {
+        var text = OutputFormatter(style: .text)
+        let opponent = Opponent(id: ID128(high: 1, low: 2), name: "yb")
+        #expect(text.lines(for: .game(.opponentMoved(cell: 4), opponent: opponent)) == ["Opponent played 5"])
+        text.size = try BoardSize(rows: 9, cols: 9, k: 5)
+        #expect(text.lines(for: .game(.opponentMoved(cell: 58), opponent: opponent)) == ["Opponent played e7 (59)"])
+    }
+
     /// A peer's state change does not read like its answer to an invitation.
     @Test func aPeersNewStateIsNotWordedAsADecline() {
         let text = OutputFormatter(style: .text)
