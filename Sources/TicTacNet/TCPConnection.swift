@@ -95,6 +95,9 @@ public final class TCPConnection {
     private var queueStart = 0
     private var closing = false
     private var connectTimer: Reactor.TimerID?
+    /// The interest last given to the reactor: an unchanged one is not passed again (the
+    /// reactor would look the descriptor up to find nothing to do, on every send).
+    private var interest: Interest
 
     /// Wraps an accepted, nonblocking socket.
     public init(reactor: Reactor, accepted fd: Int32, remote: SocketAddress,
@@ -107,6 +110,7 @@ public final class TCPConnection {
         self.remote = remote
         self.isOutgoing = false
         self.isConnected = true
+        self.interest = .read
         self.maxQueuedBytes = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
@@ -124,6 +128,7 @@ public final class TCPConnection {
         self.remote = remote
         self.isOutgoing = true
         self.isConnected = false
+        self.interest = .write
         self.maxQueuedBytes = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         fd = try Socket.make(remote.domain, Int32(SOCK_STREAM.rawValue))
@@ -271,17 +276,24 @@ public final class TCPConnection {
 
     private func updateInterest() {
         guard !isClosed, isConnected else { return }
+        // Each stored property read once (every read of a class's property is checked for
+        // exclusive access at run time; this runs on every send).
+        let queued = queuedBytes, draining = draining
+        var paused = isReadingPaused
         if draining {
-            isReadingPaused = false
-        } else if queuedBytes > pauseReadingAbove {
-            isReadingPaused = true
-        } else if queuedBytes <= pauseReadingAbove / 4 {
-            isReadingPaused = false
+            paused = false
+        } else if queued > pauseReadingAbove {
+            paused = true
+        } else if queued <= pauseReadingAbove / 4 {
+            paused = false
         }
-        var interest: Interest = isReadingPaused ? [] : .read
-        if queuedBytes > 0, !draining { interest.formUnion(.write) }
+        if paused != isReadingPaused { isReadingPaused = paused }
+        var wanted: Interest = paused ? [] : .read
+        if queued > 0, !draining { wanted.formUnion(.write) }
+        guard wanted != interest else { return }
         do {
-            try reactor.update(fd, interest)
+            try reactor.update(fd, wanted)
+            interest = wanted
         } catch {
             // Without the right interest the queue would never drain, or input never arrive.
             finish(.ioError(error))
