@@ -473,7 +473,7 @@ public struct DaemonCore {
                 send(id, .decline(gameID: invite.id, reason: .noAnswer))
                 emit(.inviteExpired(by: peer))
             }
-            if link.game?.nextDeadline.map({ now >= $0 }) == true {
+            if link.match?.game.nextDeadline.map({ now >= $0 }) == true {
                 links[id]?.match?.game.handleTimeout(now: now)
                 drainGame(id, now: now)
             }
@@ -825,7 +825,7 @@ public struct DaemonCore {
         }
         if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
         if let inv = link.incomingInvite { best = min(best, inv.at + config.inviteTimeout + Self.inviteGrace) }
-        if let g = link.game?.nextDeadline { best = min(best, g) }
+        if let g = link.match?.game.nextDeadline { best = min(best, g) } // read in place: `game` copies
         return best
     }
 
