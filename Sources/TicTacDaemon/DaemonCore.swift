@@ -473,7 +473,7 @@ public struct DaemonCore {
                 send(id, .decline(gameID: invite.id, reason: .noAnswer))
                 emit(.inviteExpired(by: peer))
             }
-            if link.game?.nextDeadline.map({ now >= $0 }) == true {
+            if link.match?.game.nextDeadline.map({ now >= $0 }) == true {
                 links[id]?.match?.game.handleTimeout(now: now)
                 drainGame(id, now: now)
             }
@@ -565,7 +565,7 @@ public struct DaemonCore {
     // MARK: - Ready links
 
     private mutating func receive(_ id: LinkID, _ message: Message, now: Instant) {
-        guard let peer = links[id]?.peer else { return }
+        guard let link = links[id], let peer = link.peer else { return }
         switch message {
         case .hello:
             fail(id, .unexpectedMessage, "second HELLO")
@@ -601,13 +601,14 @@ public struct DaemonCore {
                 emit(.matchEnded(peer, byUs: false))
             }
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp:
-            guard links[id]?.match != nil else {
-                if links[id]?.ignoreGameFrames == true { return }
+            // The hot path (a game frame): the link and its match are looked up once.
+            guard let match = link.match else {
+                if link.ignoreGameFrames { return }
                 return fail(id, message.kind == .move ? .illegalMove : .unexpectedMessage,
                             "\(message.kind) with no game in progress")
             }
-            try? links[id]?.match?.game.handle(.received(message), now: now)
-            drainGame(id, now: now)
+            try? match.game.handle(.received(message), now: now)
+            drainGame(link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             fail(id, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }
@@ -692,16 +693,23 @@ public struct DaemonCore {
 
     /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
     private mutating func drainGame(_ id: LinkID, now: Instant) {
-        guard let peer = links[id]?.peer else { return }
+        guard let link = links[id] else { return }
+        drainGame(link, now: now)
+    }
+
+    /// The same for a link in hand (no lookup per action: each one hashed the id).
+    private mutating func drainGame(_ link: Link, now: Instant) {
+        guard let peer = link.peer else { return }
+        let id = link.id
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
         defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
-        links[id]?.match?.game.pollActions(into: &pending)
+        link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
             for action in pending {
                 switch action {
                 case let .send(m):
-                    send(id, m)
+                    send(link, m)
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
@@ -709,7 +717,7 @@ public struct DaemonCore {
                     guard config.bot != nil else { continue }
                     switch event {
                     case .yourTurn: botTurns.append(id)
-                    case .gameOver: try? links[id]?.match?.game.handle(.localNewGame, now: now) // a bot rematches at once
+                    case .gameOver: try? link.match?.game.handle(.localNewGame, now: now) // a bot rematches at once
                     default: break
                     }
                 case let .fail(code, text):
@@ -717,7 +725,7 @@ public struct DaemonCore {
                 }
             }
             pending.removeAll(keepingCapacity: true)
-            links[id]?.match?.game.pollActions(into: &pending) // a bot's rematch queues more
+            link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
 
@@ -731,17 +739,15 @@ public struct DaemonCore {
         guard let bot = config.bot else { return }
         while !botTurns.isEmpty {
             let id = botTurns.removeFirst()
-            let cell: Int
-            do { // the copy of the game ends here, before the move mutates the one in `links`
-                guard let game = links[id]?.game, game.state == .myTurn else { continue }
-                if bot.searches(on: game.size) {
-                    if !waitingSearches.contains(id), searching?.link != id { waitingSearches.append(id) }
-                    continue
-                }
-                cell = bot.chooseMove(on: game.board, as: game.piece, using: &botRandom)
+            // The game is read where it lives (a copy would retain its buffers, then release them).
+            guard let link = links[id], let match = link.match, match.game.state == .myTurn else { continue }
+            if bot.searches(on: match.game.size) {
+                if !waitingSearches.contains(id), searching?.link != id { waitingSearches.append(id) }
+                continue
             }
-            try? links[id]?.match?.game.handle(.localMove(cell), now: now)
-            drainGame(id, now: now)
+            let cell = bot.chooseMove(on: match.game.board, as: match.game.piece, using: &botRandom)
+            try? match.game.handle(.localMove(cell), now: now)
+            drainGame(link, now: now)
         }
         startSearch()
     }
@@ -819,7 +825,7 @@ public struct DaemonCore {
         }
         if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
         if let inv = link.incomingInvite { best = min(best, inv.at + config.inviteTimeout + Self.inviteGrace) }
-        if let g = link.game?.nextDeadline { best = min(best, g) }
+        if let g = link.match?.game.nextDeadline { best = min(best, g) } // read in place: `game` copies
         return best
     }
 
@@ -837,9 +843,15 @@ public struct DaemonCore {
     // MARK: - Output
 
     private mutating func send(_ id: LinkID, _ message: Message, version: UInt8? = nil) {
-        guard let link = links[id], !link.closing else { return }
-        touch(id) // sending is how almost every state change shows; its timers may move
-        actions.append(.send(id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
+        guard let link = links[id] else { return }
+        send(link, message, version: version)
+    }
+
+    /// The same for a link in hand (a game's frames: no lookup per frame).
+    private mutating func send(_ link: Link, _ message: Message, version: UInt8? = nil) {
+        guard !link.closing else { return }
+        touch(link.id) // sending is how almost every state change shows; its timers may move
+        actions.append(.send(link.id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
     }
 
     /// Marks a link's deadline for recomputing at the next refresh. A frame and its answer touch

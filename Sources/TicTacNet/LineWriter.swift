@@ -66,9 +66,14 @@ public final class LineWriter {
 
     /// Queues `line` (a newline is added) and writes what the descriptor takes now.
     public func write(_ line: String) {
+        write(utf8: Array(line.utf8))
+    }
+
+    /// The same for a line already in UTF-8 (without its newline).
+    public func write(utf8 line: [UInt8]) {
         guard !broken else { return }
         makeNonblocking()
-        var bytes = Array(line.utf8)
+        var bytes = line
         bytes.append(10)
         queuedBytes += bytes.count
         lines.append(bytes)

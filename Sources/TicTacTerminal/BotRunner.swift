@@ -69,7 +69,7 @@ public final class BotRunner {
             if json {
                 let line = JSON.object([("event", .string("game-over")), ("opponent", OutputFormatter.who(opponent)),
                                         ("result", .string(result.rawValue)), ("games", .int(games))])
-                output.write(line.serialized)
+                output.write(utf8: line.utf8)
             } else {
                 output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
             }

@@ -11,15 +11,55 @@ public indirect enum JSON: Sendable, Equatable {
     public static func == (a: JSON, b: JSON) -> Bool { a.serialized == b.serialized }
 
     /// Compact serialization on one line.
-    public var serialized: String {
+    public var serialized: String { String(decoding: utf8, as: UTF8.self) }
+
+    /// `serialized` as UTF-8 bytes, built in one byte buffer: appending to a byte array costs a
+    /// fraction of appending to a String (the bot writes a line per game; README "Benchmarks",
+    /// instructions per round trip).
+    public var utf8: [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128) // a line of the bot or plain mode, without regrowing
+        write(into: &out)
+        return out
+    }
+
+    /// Appends the serialization's bytes to `out`.
+    func write(into out: inout [UInt8]) {
         switch self {
-        case let .string(s): Self.quote(s)
-        case let .int(i): String(i)
-        case let .bool(b): b ? "true" : "false"
-        case .null: "null"
-        case let .array(items): "[" + items.map(\.serialized).joined(separator: ",") + "]"
-        case let .object(pairs): "{" + pairs.map { Self.quote($0.0) + ":" + $0.1.serialized }.joined(separator: ",") + "}"
+        case let .string(s): Self.quote(s, into: &out)
+        case let .int(i): out.append(contentsOf: String(i).utf8)
+        case let .bool(b): out.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case let .array(items):
+            out.append(UInt8(ascii: "["))
+            for (n, item) in items.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                item.write(into: &out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case let .object(pairs):
+            out.append(UInt8(ascii: "{"))
+            for (n, (key, value)) in pairs.enumerated() {
+                if n > 0 { out.append(UInt8(ascii: ",")) }
+                Self.quote(key, into: &out)
+                out.append(UInt8(ascii: ":"))
+                value.write(into: &out)
+            }
+            out.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// `quote`'s bytes, appended to `out`. Most strings (names, ids, results) need no escape:
+    /// their bytes are copied at once; the others go through `quote`.
+    static func quote(_ s: String, into out: inout [UInt8]) {
+        // Bytes that may need an escape: controls, '"', '\\', DEL, and 0xE2 (the lead byte of
+        // U+2028 and U+2029 in UTF-8; `quote` decides).
+        if s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
+            return out.append(contentsOf: quote(s).utf8)
+        }
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: s.utf8)
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Escapes per RFC 8259: quote, backslash and every control character.
