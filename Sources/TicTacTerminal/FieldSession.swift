@@ -21,6 +21,8 @@ public final class FieldSession {
     /// Publishes and browses the field by DNS-SD (`_spherenet._udp`, Protocol.md §11) while it
     /// is open; nil without DNS-SD.
     public var dnssd: FieldDNSSD?
+    /// Our colour was picked at random: it gives way to a sphere that shows it (ColorYield).
+    public var colors = ColorYield(chosen: false)
 
     private let reactor: Reactor
     private let daemon: Daemon
@@ -30,7 +32,13 @@ public final class FieldSession {
         self.daemon = daemon
         self.field = field
         self.front = front
-        field.onEvent = { [unowned self] event in self.front.show(.event(event)) }
+        field.onEvent = { [unowned self] event in
+            self.front.show(.event(event))
+            if let c = colors.color(after: event, local: field.core.local, others: field.core.spheres) {
+                field.setColor(c)
+                self.front.show(.local(field.core.local))
+            }
+        }
         front.onCommand = { [unowned self] command in self.command(command) }
     }
 
@@ -71,7 +79,9 @@ public final class FieldSession {
         switch command {
         case let .move(dx, dy): field.move(dx: dx, dy: dy)
         case let .goto(x, y): field.moveTo(x: x, y: y)
-        case let .color(c): field.setColor(c)
+        case let .color(c):
+            colors.chosen = true
+            field.setColor(c)
         case .lobby: return onLobby()
         case .quit: return onQuit()
         case .help: return front.show(.help(FieldCommand.helpText + "; lobby goes back to tic-tac-toe"))

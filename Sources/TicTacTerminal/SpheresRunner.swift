@@ -19,6 +19,8 @@ public final class SpheresRunner {
     private var signals: SignalSource?
     private var leaving = false
     private var wanderer: Wanderer?
+    /// Whether our colour gives way to a sphere that shows it (set `chosen` for `--color`).
+    public var colors = ColorYield(chosen: false)
     /// Publishes and browses the field by DNS-SD (`_spherenet._udp`, Protocol.md §11) while the
     /// runner runs; nil without DNS-SD.
     public var dnssd: FieldDNSSD?
@@ -42,7 +44,13 @@ public final class SpheresRunner {
             // One daemon, one game here: the field. Say no at once rather than let it lapse.
             if case .invited = event { try? daemon.command(.decline) }
         }
-        field.onEvent = { [unowned self] event in front.show(.event(event)) }
+        field.onEvent = { [unowned self] event in
+            front.show(.event(event))
+            if let c = colors.color(after: event, local: field.core.local, others: field.core.spheres) {
+                field.setColor(c)
+                front.show(.local(field.core.local))
+            }
+        }
         front.onCommand = { [unowned self] command in handle(command) }
         front.show(.ready(field.core.local, port: field.port))
         for n in notices { front.show(.notice(n)) }
@@ -58,7 +66,9 @@ public final class SpheresRunner {
         switch command {
         case let .move(dx, dy): field.move(dx: dx, dy: dy)
         case let .goto(x, y): field.moveTo(x: x, y: y)
-        case let .color(c): field.setColor(c)
+        case let .color(c):
+            colors.chosen = true
+            field.setColor(c)
         case .quit: return quit()
         case .help: return front.show(.help(FieldCommand.helpText))
         case .stats: return front.show(.stats(field.core.counters))

@@ -561,6 +561,7 @@ struct SpheresCommand: ParsableCommand {
             ? FullScreenFieldFront(depth: Self.colorDepth(noColor: noColor))
             : PlainFieldFront(json: json, readsInput: !bot)
         let runner = SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: bot)
+        runner.colors.chosen = color != nil
         // The field by DNS-SD too (`_spherenet._udp`, Protocol.md §11): found across the reflector.
         if !discovery.noDnssd, let presence = daemon.discovery {
             runner.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), discovery: presence)
