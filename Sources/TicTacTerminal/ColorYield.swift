@@ -25,3 +25,30 @@ public struct ColorYield: Sendable {
         return taken.contains(next) ? nil : next // every colour taken: keep ours
     }
 }
+
+extension FieldShell {
+    /// Shows a field event on `front` and, when the event shows our colour, gives way
+    /// (`ColorYield`): the one place both `tictac spheres` and play's field handle events.
+    func show(_ event: FieldEvent, on front: FieldFront, colors: ColorYield) {
+        front.show(.event(event))
+        guard let c = colors.color(after: event, local: core.local, others: core.spheres) else { return }
+        setColor(c)
+        front.show(.local(core.local))
+    }
+
+    /// Carries out a command that moves or colours our sphere and shows the result; false for
+    /// any other command (the caller's own: quit, lobby, help, stats). A colour the player
+    /// sets is theirs from then on.
+    func carryOut(_ command: FieldCommand, on front: FieldFront, colors: inout ColorYield) -> Bool {
+        switch command {
+        case let .move(dx, dy): move(dx: dx, dy: dy)
+        case let .goto(x, y): moveTo(x: x, y: y)
+        case let .color(c):
+            colors.chosen = true
+            setColor(c)
+        case .quit, .lobby, .help, .stats: return false
+        }
+        front.show(.local(core.local))
+        return true
+    }
+}

@@ -32,13 +32,7 @@ public final class FieldSession {
         self.daemon = daemon
         self.field = field
         self.front = front
-        field.onEvent = { [unowned self] event in
-            self.front.show(.event(event))
-            if let c = colors.color(after: event, local: field.core.local, others: field.core.spheres) {
-                field.setColor(c)
-                self.front.show(.local(field.core.local))
-            }
-        }
+        field.onEvent = { [unowned self] event in self.field.show(event, on: self.front, colors: colors) }
         front.onCommand = { [unowned self] command in self.command(command) }
     }
 
@@ -76,18 +70,14 @@ public final class FieldSession {
 
     /// Carries out a field command (the front's, or a plain-mode line of tictac play).
     public func command(_ command: FieldCommand) {
+        guard !field.carryOut(command, on: front, colors: &colors) else { return }
         switch command {
-        case let .move(dx, dy): field.move(dx: dx, dy: dy)
-        case let .goto(x, y): field.moveTo(x: x, y: y)
-        case let .color(c):
-            colors.chosen = true
-            field.setColor(c)
-        case .lobby: return onLobby()
-        case .quit: return onQuit()
-        case .help: return front.show(.help(FieldCommand.helpText + "; lobby goes back to tic-tac-toe"))
-        case .stats: return front.show(.stats(field.core.counters))
+        case .lobby: onLobby()
+        case .quit: onQuit()
+        case .help: front.show(.help(FieldCommand.helpText + "; lobby goes back to tic-tac-toe"))
+        case .stats: front.show(.stats(field.core.counters))
+        case .move, .goto, .color: break // carried out above
         }
-        front.show(.local(field.core.local))
     }
 
     /// Adds or removes the field's capability and port in what discovery announces; the change

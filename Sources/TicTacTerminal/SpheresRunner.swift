@@ -44,13 +44,7 @@ public final class SpheresRunner {
             // One daemon, one game here: the field. Say no at once rather than let it lapse.
             if case .invited = event { try? daemon.command(.decline) }
         }
-        field.onEvent = { [unowned self] event in
-            front.show(.event(event))
-            if let c = colors.color(after: event, local: field.core.local, others: field.core.spheres) {
-                field.setColor(c)
-                front.show(.local(field.core.local))
-            }
-        }
+        field.onEvent = { [unowned self] event in field.show(event, on: front, colors: colors) }
         front.onCommand = { [unowned self] command in handle(command) }
         front.show(.ready(field.core.local, port: field.port))
         for n in notices { front.show(.notice(n)) }
@@ -63,18 +57,14 @@ public final class SpheresRunner {
     }
 
     private func handle(_ command: FieldCommand) {
+        guard !field.carryOut(command, on: front, colors: &colors) else { return }
         switch command {
-        case let .move(dx, dy): field.move(dx: dx, dy: dy)
-        case let .goto(x, y): field.moveTo(x: x, y: y)
-        case let .color(c):
-            colors.chosen = true
-            field.setColor(c)
-        case .quit: return quit()
-        case .help: return front.show(.help(FieldCommand.helpText))
-        case .stats: return front.show(.stats(field.core.counters))
-        case .lobby: return front.show(.error(code: "bad-command", message: "no lobby here: tictac play has one (f opens the field there)"))
+        case .quit: quit()
+        case .help: front.show(.help(FieldCommand.helpText))
+        case .stats: front.show(.stats(field.core.counters))
+        case .lobby: front.show(.error(code: "bad-command", message: "no lobby here: tictac play has one (f opens the field there)"))
+        case .move, .goto, .color: break // carried out above
         }
-        front.show(.local(field.core.local))
     }
 
     /// Ten steps a second along a drifting heading, bouncing off the edges.
