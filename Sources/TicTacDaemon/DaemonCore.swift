@@ -746,7 +746,7 @@ public struct DaemonCore {
                 continue
             }
             let cell = bot.chooseMove(on: match.game.board, as: match.game.piece, using: &botRandom)
-            try? match.game.handle(.localMove(cell), now: now)
+            botMove(cell, in: match, link: id, now: now)
             drainGame(link, now: now)
         }
         startSearch()
@@ -784,12 +784,22 @@ public struct DaemonCore {
         searching = nil
         searchRandom = result.random
         if let game = links[out.link]?.game, game.state == .myTurn, game.board == out.board, links[out.link]?.closing == false {
-            try? links[out.link]?.match?.game.handle(.localMove(result.cell), now: now)
+            if let match = links[out.link]?.match { botMove(result.cell, in: match, link: out.link, now: now) }
             drainGame(out.link, now: now)
         } else if links[out.link]?.game?.state == .myTurn {
             botTurns.append(out.link) // another position by now: search it again
         }
         runBotTurns(now: now)
+    }
+
+    /// The bot only picks legal moves: a refusal is our bug, and its game would wait for a move
+    /// that never comes, so it is logged rather than swallowed (issue 7 §6).
+    private mutating func botMove(_ cell: Int, in match: Match, link: LinkID, now: Instant) {
+        do {
+            try match.game.handle(.localMove(cell), now: now)
+        } catch {
+            actions.append(.log("the bot's move \(cell + 1) on link \(link) was refused: \(error)"))
+        }
     }
 
     /// Searches waiting for their turn (not counting the one out), for tests and stats.
