@@ -45,8 +45,8 @@ public struct FieldCore {
         /// Nil for the original app's spheres (no sequence).
         var sequence: UInt32?
         var heard: Instant
-        /// The address its latest accepted datagram came from: ours go there while it is heard.
-        var from: String
+        /// Where its latest accepted datagram came from: ours go to that address while it is heard.
+        var from: FieldEndpoint
     }
 
     private var remotes: [SphereKey: Remote] = [:]
@@ -190,7 +190,7 @@ public struct FieldCore {
                                      color: RGB(s.red, s.green, s.blue))
             update(sphere, sequence: s.sequence, from: source, now: now)
         case let .fieldLeave(peer, seq):
-            guard accepts(peer, seq, from: source, now: now) else { return }
+            guard accepts(peer, seq, from: source, now: now, leaving: true) else { return }
             departed[peer] = (seq, now + config.expiry)
             if let r = remotes.removeValue(forKey: .peer(peer)) {
                 actions.append(.event(.left(.peer(peer), name: r.sphere.name, reason: .left)))
@@ -237,7 +237,7 @@ public struct FieldCore {
     private mutating func sendToAll(_ bytes: [UInt8], now: Instant) {
         for peer in participants.keys.sorted() {
             guard let p = participants[peer] else { continue }
-            let heard = remotes[.peer(peer)].map(\.from).flatMap { p.addresses.contains($0) ? [$0] : nil }
+            let heard = remotes[.peer(peer)].map(\.from.address).flatMap { p.addresses.contains($0) ? [$0] : nil }
             for a in heard ?? p.addresses {
                 let to = FieldEndpoint(address: a, port: p.port)
                 counters.sent += 1
@@ -248,10 +248,18 @@ public struct FieldCore {
     }
 
     /// The identity and sequence checks of Protocol.md §11, in order; counts what it drops.
-    private mutating func accepts(_ peer: ID128, _ seq: UInt32, from source: FieldEndpoint, now: Instant) -> Bool {
+    /// A FIELD_LEAVE (`leaving`) from a sender that has just left the presence table is still
+    /// taken from the endpoint its sphere was heard from: its discovery message (field off,
+    /// GOODBYE) travels on another socket and may be read first.
+    private mutating func accepts(_ peer: ID128, _ seq: UInt32, from source: FieldEndpoint, now: Instant,
+                                  leaving: Bool = false) -> Bool {
         guard peer != id else { counters.spoofedOwn += 1; return false }
-        guard let p = participants[peer] else { counters.unknownSender += 1; return false }
-        guard p.port == source.port, p.addresses.contains(source.address) else { counters.wrongSource += 1; return false }
+        if let p = participants[peer] {
+            guard p.port == source.port, p.addresses.contains(source.address) else { counters.wrongSource += 1; return false }
+        } else {
+            guard leaving, let r = remotes[.peer(peer)] else { counters.unknownSender += 1; return false }
+            guard r.from == source else { counters.wrongSource += 1; return false }
+        }
         if let d = departed[peer], d.until > now, !Self.newer(seq, than: d.sequence) {
             counters.stale += 1
             return false
@@ -272,7 +280,7 @@ public struct FieldCore {
 
     private mutating func update(_ sphere: FieldSphere, sequence: UInt32?, from source: FieldEndpoint, now: Instant) {
         let old = remotes[sphere.key]?.sphere
-        remotes[sphere.key] = Remote(sphere: sphere, sequence: sequence, heard: now, from: source.address)
+        remotes[sphere.key] = Remote(sphere: sphere, sequence: sequence, heard: now, from: source)
         if old == nil {
             actions.append(.event(.joined(sphere)))
         } else if old != sphere {

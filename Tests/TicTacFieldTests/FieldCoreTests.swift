@@ -244,6 +244,26 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         #expect(a.sphere(.peer(bob)) != nil)
     }
 
+    @Test func aFieldLeaveReadAfterItsSendersGoodbyeStillRemovesTheSphereAtOnce() {
+        // Bob's discovery message (field off, or GOODBYE) travels on another socket and can be
+        // read before his FIELD_LEAVE: the leave is still taken from where his sphere was heard.
+        var a = aliceCore()
+        _ = a.drain()
+        a.received(bobSays(7), from: bobAt, now: at(0))
+        _ = a.drain()
+        a.participantGone(bob)
+        let mallory = FieldEndpoint(address: "198.18.0.66", port: bobAt.port)
+        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: mallory, now: at(50))
+        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: FieldEndpoint(address: bobAt.address, port: 1), now: at(50))
+        #expect(a.counters.wrongSource == 2 && a.sphere(.peer(bob)) != nil)
+        a.received(bobSays(8), from: bobAt, now: at(60)) // a SPHERE still needs the presence table
+        #expect(a.counters.unknownSender == 1)
+        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: bobAt, now: at(100))
+        #expect(a.drain().events == [.left(.peer(bob), name: "bob", reason: .left)])
+        a.received(Message.fieldLeave(carol, sequence: 1).encoded(), from: carolAt, now: at(110)) // never shown
+        #expect(a.counters.unknownSender == 2 && a.spheres.isEmpty)
+    }
+
     @Test func anIdIsAcceptedOnlyFromTheAddressAndPortThePresenceTableGives() {
         var a = aliceCore()
         _ = a.drain()
