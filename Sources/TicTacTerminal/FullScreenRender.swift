@@ -45,26 +45,72 @@ extension FullScreenModel {
     /// when `color` is on (and SGR bold/reverse without it).
     func lines(width: Int, height: Int) -> [String] {
         guard width > 0, height > 0 else { return [] }
-        // Lobby: the list, then the prompt and notice low on the screen. Game: the status right
-        // under the board. The key help is always the last line.
-        let top = game == nil ? lobbyTop() : gameTop(width: width)
-        let status = statusLines(width: width)
-        let help = [helpLine(width: width)]
-        let room = max(0, height - top.count - status.count - help.count)
-        var rows = top
-        if game == nil {
-            rows += peerRows(room: room)
-            rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - help.count))
-            rows += status
-        } else {
-            rows += boardRows(width: width, room: room)
-            rows += status
-            rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - help.count))
-        }
-        rows += help
+        let rows = game == nil ? lobbyLines(width: width, height: height) : gameLines(width: width, height: height)
         return rows.prefix(height).map { render($0, width: width) }
     }
 
+    /// The lobby: the list, then the prompt and notice low on the screen; the key help last.
+    private func lobbyLines(width: Int, height: Int) -> [ScreenLine] {
+        let top = lobbyTop()
+        let status = [ScreenLine()] + statusLines() + noticeLines(width: width, maxLines: 2)
+        let help = helpLine(width: width)
+        var rows = top + peerRows(room: max(0, height - top.count - status.count - 1))
+        rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - 1))
+        return rows + status + [help]
+    }
+
+    /// A game: title, who plays what, score, the board, the status right under it, the notice,
+    /// and the key help as the last line. The whole board is always shown: when the window is
+    /// short, the spacers, the notice, the score, the title and the pieces line go (in that
+    /// order); when even that is not enough, the screen says how large a window it needs.
+    private func gameLines(width: Int, height: Int) -> [ScreenLine] {
+        guard let game else { return [] }
+        let size = game.size
+        let status = statusLines()
+        let help = helpLine(width: width)
+        var title: ScreenLine? = titleLine(), info: ScreenLine? = infoLine(game), score: ScreenLine? = scoreLine(game)
+        var topSpacer = true, statusSpacer = true
+        var noticeMax = 2
+        func notice() -> [ScreenLine] { noticeLines(width: width, maxLines: noticeMax) }
+        func fixed() -> Int {
+            [title, info, score].compactMap { $0 }.count + (topSpacer ? 1 : 0) + (statusSpacer ? 1 : 0)
+                + status.count + notice().count + 1
+        }
+        func assemble(_ board: [ScreenLine]) -> [ScreenLine] {
+            var rows = [title, info, score].compactMap { $0 }
+            if topSpacer { rows.append(ScreenLine()) }
+            rows += board
+            if statusSpacer { rows.append(ScreenLine()) }
+            rows += status + notice()
+            rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - 1))
+            return rows + [help]
+        }
+        let winning: Set<Int>
+        if case let .over(_, line, _) = game.phase { winning = Set(line) } else { winning = [] }
+        let roomWidth = width - Self.margin.count
+
+        // Big cells (5 wide, 3 tall, with grid lines) only when everything else fits too.
+        if size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= height - fixed() {
+            return assemble(bigBoard(game, winning: winning))
+        }
+        let need = compactBoardSize(size)
+        let drops: [() -> Void] = [
+            { topSpacer = false }, { statusSpacer = false }, { noticeMax = 1 }, { score = nil },
+            { noticeMax = 0 }, { title = nil }, { info = nil },
+        ]
+        for drop in drops where need.lines > height - fixed() { drop() }
+        guard need.width <= roomWidth, need.lines <= height - fixed() else {
+            // Too small for every row: say so rather than draw part of the board. The size
+            // named is the least where the board shows with the pieces line.
+            let wantWidth = max(width, need.width + Self.margin.count)
+            let wantHeight = max(height, need.lines + status.count + 2)
+            info = infoLine(game)
+            let text = "This \(size.rows)x\(size.cols) board does not fit: enlarge the window to \(wantWidth) x \(wantHeight)"
+            let message = wrap(text, width: roomWidth, maxLines: 3).map { ScreenLine(Self.margin + $0, .warn) }
+            return assemble(message)
+        }
+        return assemble(compactBoard(game, winning: winning))
+    }
     private var dot: String { unicode ? " · " : " - " }
 
     private func titleLine() -> ScreenLine {
@@ -121,18 +167,21 @@ extension FullScreenModel {
 
     // MARK: - Game
 
-    private func gameTop(width: Int) -> [ScreenLine] {
-        guard let game else { return [] }
+    /// Who plays what, the opponent's name and the board's size and goal.
+    private func infoLine(_ game: Game) -> ScreenLine {
         var info = ScreenLine(Self.margin + (hotSeat ? "\(Self.playerOne): " : "You: "))
         info.add(String(game.piece.symbol), style(of: game.piece))
         info.add(hotSeat ? "    \(clip(game.opponent.name, 32)): " : "    Opponent: \(clip(game.opponent.name, 32)) ")
         info.add(String(game.piece.opponent.symbol), style(of: game.piece.opponent))
         let size = game.size
         info.add("    \(size.rows)x\(size.cols), \(size.k) in a row", .dim)
-        let score = hotSeat
+        return info
+    }
+
+    private func scoreLine(_ game: Game) -> ScreenLine {
+        hotSeat
             ? ScreenLine(Self.margin + "Score: \(Self.playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
             : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
-        return [titleLine(), info, score, ScreenLine()]
     }
 
     private func style(of piece: Piece) -> TextStyle {
@@ -143,42 +192,34 @@ extension FullScreenModel {
         }
     }
 
-    /// The board: big 3-line cells with a grid when they fit, else one line per row; if even
-    /// that is too big, the part around the cursor. Empty cells show their number on 3 x 3 (the
-    /// seed's 1-9) and their name (CellName: `c7`) on other boards: in the cell when cells are
-    /// big, else as column letters above and row numbers beside the board.
-    private func boardRows(width: Int, room: Int) -> [ScreenLine] {
-        guard let game, room > 0 else { return [] }
-        let size = game.size
-        let roomWidth = max(0, width - Self.margin.count)
-        let winning: Set<Int>
-        if case let .over(_, line, _) = game.phase { winning = Set(line) } else { winning = [] }
-
-        // Big cells: 5 wide, 3 tall, with grid lines.
-        if size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= room {
-            return bigBoard(game, winning: winning)
-        }
-        // One line per row, 3 columns a cell. 3 x 3 keeps its numbers; other boards get axes.
+    /// Columns (after the margin) and lines the one-line-per-row board takes: 3 columns a
+    /// cell; boards other than 3 x 3 add column letters above and row numbers beside.
+    func compactBoardSize(_ size: BoardSize) -> (width: Int, lines: Int) {
         let axes = size != .classic
         let labelWidth = axes ? String(size.rows).count + 1 : 0
-        let visibleCols = max(1, min(size.cols, (roomWidth - labelWidth) / 3))
-        let visibleRows = max(1, min(size.rows, room - (axes ? 1 : 0)))
-        let cursorRow = cursor / size.cols, cursorCol = cursor % size.cols
-        let firstRow = max(0, min(size.rows - visibleRows, cursorRow - visibleRows / 2))
-        let firstCol = max(0, min(size.cols - visibleCols, cursorCol - visibleCols / 2))
+        return (labelWidth + 3 * size.cols, size.rows + (axes ? 1 : 0))
+    }
+
+    /// The board, one line per row. Empty cells show their number on 3 x 3 (the seed's 1-9);
+    /// other boards name cells (CellName: `c7`) by the column letters above and the row numbers
+    /// beside the board.
+    private func compactBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
+        let size = game.size
+        let axes = size != .classic
+        let labelWidth = axes ? String(size.rows).count + 1 : 0
         var rows: [ScreenLine] = []
-        if axes, room > 1 {
+        if axes {
             var header = ScreenLine(Self.margin + String(repeating: " ", count: labelWidth))
-            for c in firstCol..<(firstCol + visibleCols) { header.add(" \(CellName.letter(c)) ", .dim) }
+            for c in 0..<size.cols { header.add(" \(CellName.letter(c)) ", .dim) }
             rows.append(header)
         }
-        for r in firstRow..<(firstRow + visibleRows) {
+        for r in 0..<size.rows {
             var line = ScreenLine(Self.margin)
             if axes {
                 let label = String(r + 1)
                 line.add(String(repeating: " ", count: labelWidth - 1 - label.count) + label + " ", .dim)
             }
-            for c in firstCol..<(firstCol + visibleCols) {
+            for c in 0..<size.cols {
                 line.add(cell(game, r * size.cols + c, width: 3, label: !axes, winning: winning))
             }
             rows.append(line)
@@ -186,6 +227,8 @@ extension FullScreenModel {
         return rows
     }
 
+    /// The board in big cells: 5 columns by 3 lines, with grid lines; each empty cell shows its
+    /// number on 3 x 3 and its name (CellName) elsewhere.
     private func bigBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
         let size = game.size
         let bar = unicode ? "│" : "|", dash = unicode ? "─" : "-", cross = unicode ? "┼" : "+"
@@ -248,8 +291,10 @@ extension FullScreenModel {
 
     // MARK: - Bottom: status, notice, help
 
-    private func statusLines(width: Int) -> [ScreenLine] {
-        var rows = [ScreenLine()]
+    /// The status under the board (or the lobby's prompt), with the line under a finished
+    /// game or a confirmation, and the cell being typed: never left out for room.
+    private func statusLines() -> [ScreenLine] {
+        var rows: [ScreenLine] = []
         if let game, let status = statusText {
             let style: TextStyle = switch game.phase {
             case .rolling: .warn
@@ -269,12 +314,17 @@ extension FullScreenModel {
         } else if let prompt = promptText {
             rows.append(ScreenLine(Self.margin + prompt, incoming != nil ? .warn : .bold))
         }
-        if let notice {
-            if let title = notice.title { rows.append(ScreenLine(Self.margin + title, .bad)) }
-            let style: TextStyle = notice.tone == .error ? .bad : .plain
-            for text in wrap(notice.text, width: width - Self.margin.count, maxLines: 2) {
-                rows.append(ScreenLine(Self.margin + text, style))
-            }
+        return rows
+    }
+
+    /// The notice: its title, if any, then its text in at most `maxLines` lines.
+    private func noticeLines(width: Int, maxLines: Int) -> [ScreenLine] {
+        guard let notice, maxLines > 0 else { return [] }
+        var rows: [ScreenLine] = []
+        if let title = notice.title { rows.append(ScreenLine(Self.margin + title, .bad)) }
+        let style: TextStyle = notice.tone == .error ? .bad : .plain
+        for text in wrap(notice.text, width: width - Self.margin.count, maxLines: maxLines) {
+            rows.append(ScreenLine(Self.margin + text, style))
         }
         return rows
     }

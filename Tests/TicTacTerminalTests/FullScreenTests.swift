@@ -576,6 +576,96 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         }
     }
 
+    /// A game as it starts: the rolls are the notice under the status.
+    private func startedGame(rows: Int, cols: Int) throws -> FullScreenModel {
+        var m = FullScreenModel(color: false, unicode: true)
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        m.apply(.game(.rolls(yours: 773028, theirs: 385698, moveTime: 120), opponent: bobOpponent))
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: try BoardSize(rows: rows, cols: cols, k: 3)), opponent: bobOpponent))
+        m.apply(.game(.yourTurn, opponent: bobOpponent))
+        return m
+    }
+
+    /// The board rows on screen: lines whose first word is a row number followed by cells.
+    private func boardRowNumbers(_ lines: [String]) -> [Int] {
+        lines.compactMap { line in
+            let words = line.split(separator: " ")
+            guard words.count > 1, words[1].contains("·") || words[1].contains("O") || words[1].contains("X") else { return nil }
+            return Int(words[0])
+        }
+    }
+
+    /// The screen's text as words separated by single blanks (wrapped lines joined).
+    private func words(_ lines: [String]) -> String {
+        lines.flatMap { $0.split(separator: " ") }.joined(separator: " ")
+    }
+
+    @Test func everyBoardThatFitsAt40By14ShowsAllItsRows() throws {
+        // 2 + 3 columns a cell + the row labels fit 11 columns in 40; the column letters, 11
+        // rows, the status and the key help fit 14 lines.
+        for rows in 4...11 {
+            for cols in [3, 4, 7, 11] {
+                let m = try startedGame(rows: rows, cols: cols)
+                expectFits(m, width: 40, height: 14)
+                let lines = screen(m, 40, 14)
+                #expect(lines.count == 14)
+                #expect(boardRowNumbers(lines) == Array(1...rows), "\(rows)x\(cols): \(lines)")
+                #expect(lines.contains { $0.contains(" a  b  c") }, "\(rows)x\(cols)")
+                #expect(lines.contains { $0 == "  Your Turn" }, "\(rows)x\(cols)")
+                #expect(lines[13].hasSuffix("q quit"), "\(rows)x\(cols)")
+                #expect(!lines.contains { $0.contains("enlarge") })
+            }
+        }
+        // 7 x 7 leaves room for the pieces line, the score and the start of the notice.
+        let seven = screen(try startedGame(rows: 7, cols: 7), 40, 14)
+        #expect(seven[0].hasPrefix(" tictac"))
+        #expect(seven.contains { $0.hasPrefix("  You: O    Opponent: bob X") })
+        #expect(seven.contains { $0.hasPrefix("  Score: won 0") })
+        #expect(seven.contains { $0.hasPrefix("  You rolled 773028") })
+        // 3 x 3 at 40 x 14: all nine numbered cells, as one line per row.
+        let classic = screen(try startedGame(rows: 3, cols: 3), 40, 14)
+        for row in ["1  2  3", "4 [5] 6", "7  8  9"] { #expect(classic.contains { $0.contains(row) }, "\(classic)") }
+    }
+
+    @Test func aBoardThatCannotFitSaysHowLargeAWindowItNeeds() throws {
+        // 12 columns need 41 columns; 12 rows need 16 lines (letters, rows, pieces, status, help).
+        let m = try startedGame(rows: 12, cols: 12)
+        let lines = screen(m, 40, 14)
+        expectFits(m, width: 40, height: 14)
+        #expect(boardRowNumbers(lines).isEmpty, "\(lines)")
+        #expect(words(lines).contains("enlarge the window to 41 x 16"), "\(lines)")
+        #expect(lines.contains { $0 == "  Your Turn" })
+        #expect(lines[13].hasSuffix("q quit"))
+        // At the size it names, the whole board shows.
+        #expect(boardRowNumbers(screen(m, 41, 16)) == Array(1...12))
+        // 20 x 20 fits 80 x 24 whole (the title goes); 15 x 15 at 40 x 14 asks for more.
+        let twenty = screen(try startedGame(rows: 20, cols: 20), 80, 24)
+        #expect(boardRowNumbers(twenty) == Array(1...20), "\(twenty)")
+        #expect(twenty.contains { $0.hasPrefix("  You: O") })
+        let fifteen = words(screen(try startedGame(rows: 15, cols: 15), 40, 14))
+        #expect(fifteen.contains("enlarge the window to 50 x 19"), "\(fifteen)")
+    }
+
+    @Test func at80By24TheScreenKeepsEverything() throws {
+        // 3 x 3 in big cells with the title, score, spacers and the whole notice, as before.
+        let classic = screen(try startedGame(rows: 3, cols: 3))
+        #expect(classic[0].hasPrefix(" tictac"))
+        #expect(classic[2].hasPrefix("  Score: won 0"))
+        #expect(classic[3].isEmpty)
+        #expect(classic[4].contains("│"))
+        #expect(classic[5].contains("1  │  2  │  3"))
+        #expect(classic[16] == "  Your Turn")
+        #expect(classic[17] == "  You rolled 773028, bob rolled 385698; 120 s per move")
+        #expect(classic[23].hasSuffix("q quit"))
+        // 7 x 7: the board under a blank line, a blank line, the status, the notice.
+        let seven = screen(try startedGame(rows: 7, cols: 7))
+        #expect(seven[3].isEmpty)
+        #expect(boardRowNumbers(seven) == Array(1...7))
+        #expect(seven[12].isEmpty)
+        #expect(seven[13] == "  Your Turn")
+        #expect(seven[14].hasPrefix("  You rolled 773028"))
+    }
+
     @Test func asciiFallback() {
         var m = gameModel()
         m.unicode = false
