@@ -94,12 +94,15 @@ extension FullScreenModel {
             return assemble(bigBoard(game, winning: winning))
         }
         let need = compactBoardSize(size)
+        var letters = size != .classic
+        func boardLines() -> Int { need.lines - (size != .classic && !letters ? 1 : 0) }
+        // Last of all the column letters go (a confirmation's line on 11 x 11 at 40 x 14).
         let drops: [() -> Void] = [
             { topSpacer = false }, { statusSpacer = false }, { noticeMax = 1 }, { score = nil },
-            { noticeMax = 0 }, { title = nil }, { info = nil },
+            { noticeMax = 0 }, { title = nil }, { info = nil }, { letters = false },
         ]
-        for drop in drops where need.lines > height - fixed() { drop() }
-        guard need.width <= roomWidth, need.lines <= height - fixed() else {
+        for drop in drops where boardLines() > height - fixed() { drop() }
+        guard need.width <= roomWidth, boardLines() <= height - fixed() else {
             // Too small for every row: say so rather than draw part of the board. The size
             // named is the least where the board shows with the pieces line.
             let wantWidth = max(width, need.width + Self.margin.count)
@@ -109,7 +112,7 @@ extension FullScreenModel {
             let message = wrap(text, width: roomWidth, maxLines: 3).map { ScreenLine(Self.margin + $0, .warn) }
             return assemble(message)
         }
-        return assemble(compactBoard(game, winning: winning))
+        return assemble(compactBoard(game, winning: winning, letters: letters))
     }
     private var dot: String { unicode ? " · " : " - " }
 
@@ -202,13 +205,13 @@ extension FullScreenModel {
 
     /// The board, one line per row. Empty cells show their number on 3 x 3 (the seed's 1-9);
     /// other boards name cells (CellName: `c7`) by the column letters above and the row numbers
-    /// beside the board.
-    private func compactBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
+    /// beside the board (the letters left out when `letters` is false).
+    private func compactBoard(_ game: Game, winning: Set<Int>, letters: Bool) -> [ScreenLine] {
         let size = game.size
         let axes = size != .classic
         let labelWidth = axes ? String(size.rows).count + 1 : 0
         var rows: [ScreenLine] = []
-        if axes {
+        if axes, letters {
             var header = ScreenLine(Self.margin + String(repeating: " ", count: labelWidth))
             for c in 0..<size.cols { header.add(" \(CellName.letter(c)) ", .dim) }
             rows.append(header)

@@ -616,6 +616,13 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
                 #expect(!lines.contains { $0.contains("enlarge") })
             }
         }
+        // A confirmation's line on 11 x 11 costs the column letters, not rows.
+        var confirming = try startedGame(rows: 11, cols: 11)
+        _ = confirming.key(.char("r"))
+        let asking = screen(confirming, 40, 14)
+        #expect(boardRowNumbers(asking) == Array(1...11), "\(asking)")
+        #expect(asking.contains { $0.hasPrefix("  Resign this game?") })
+        #expect(!asking.contains { $0.contains(" a  b  c") })
         // 7 x 7 leaves room for the pieces line, the score and the start of the notice.
         let seven = screen(try startedGame(rows: 7, cols: 7), 40, 14)
         #expect(seven[0].hasPrefix(" tictac"))
