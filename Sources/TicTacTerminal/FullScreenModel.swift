@@ -163,6 +163,8 @@ struct FullScreenModel {
             notice = Notice(text: message, tone: .error)
         case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
+        case .rematch:
+            break // plain mode's line; the screen counts down from game-over itself
         case let .game(g, opponent):
             apply(g, opponent: opponent)
         }

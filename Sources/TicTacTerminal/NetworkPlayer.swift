@@ -24,6 +24,7 @@ public final class PlainFront: Front {
     /// while the field is open).
     public var interceptLine: ((String) -> Bool)?
     private var formatter: OutputFormatter
+    private var rematch = RematchAnnouncer()
     private var input: StdinLines?
     /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
     /// field's plain front writes through it too, so the two stay in order.
@@ -48,6 +49,9 @@ public final class PlainFront: Front {
                 do throws(Command.ParseError) { command = try Command.parse(text) } catch {
                     return show(.error(code: "bad-command", message: error.description))
                 }
+                // `new` and `lobby` end a running game with no wait for a rematch to announce.
+                rematch.endingOnCommand = command == .new || command == .lobby
+                defer { rematch.endingOnCommand = false }
                 onCommand?(command)
             }
         }, onEnd: { [unowned self] in onCommand?(.quit) })
@@ -56,6 +60,15 @@ public final class PlainFront: Front {
     public func show(_ event: OutputEvent) {
         if case let .game(.gameStarted(_, _, size), _) = event { formatter.size = size }
         for line in formatter.lines(for: event) { output.write(line) }
+        if let next = rematch.after(event) {
+            for line in formatter.lines(for: next) { output.write(line) }
+        }
+    }
+
+    /// Seconds between games, for the `rematch` event (the daemon's rematch delay).
+    public var rematchSeconds: Int {
+        get { rematch.seconds }
+        set { rematch.seconds = newValue }
     }
 
     /// Stops reading input; what is left of the output gets at most a second to go.
@@ -115,6 +128,8 @@ public final class NetworkPlayer {
             (front as? FullScreenFront)?.offersField = true
         }
         let config = daemon.core.config
+        let delay = config.rematchDelay.components
+        (front as? PlainFront)?.rematchSeconds = Int(delay.seconds) + (delay.attoseconds > 0 ? 1 : 0)
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
         for notice in notices + pending { front.show(notice) }
         pending = []

@@ -34,6 +34,10 @@ public enum OutputEvent: Sendable, Equatable {
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
+    /// Plain mode only (the full screen counts down itself): the game is over and the next one
+    /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
+    /// ends the match instead (README "Plain mode").
+    case rematch(seconds: Int, lobby: Bool)
 
     /// The front's view of a daemon event.
     public init(_ event: DaemonEvent) {
@@ -159,6 +163,9 @@ public struct OutputFormatter: Sendable {
         case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
             return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
+        case let .rematch(seconds, lobby):
+            return ev("rematch", [("seconds", .int(seconds)),
+                                  ("commands", .array((lobby ? ["new", "lobby"] : ["new"]).map { .string($0) }))])
         case let .error(code, message):
             return ev("error", [("code", .string(code)), ("message", .string(message))])
         case let .help(text):
@@ -233,6 +240,8 @@ public struct OutputFormatter: Sendable {
             return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
+        case let .rematch(seconds, lobby):
+            return ["New game in \(seconds) s: new starts it now" + (lobby ? ", lobby ends the match and goes back to the lobby" : "")]
         case let .error(_, message): return ["Error: \(message)"]
         case let .help(text), let .notice(text): return [text]
         case let .game(g, opponent):

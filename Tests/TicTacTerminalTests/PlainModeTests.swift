@@ -120,6 +120,39 @@ import TicTacTime
         #expect(!updated.contains(declined), "\(updated) reads like \(declined)")
     }
 
+    /// Plain mode's rematch countdown (the full screen's "New game in 3... l: lobby").
+    @Test func theRematchIsAnEventAndALine() {
+        let text = OutputFormatter(style: .text)
+        #expect(json.lines(for: .rematch(seconds: 3, lobby: true)) == [#"{"event":"rematch","seconds":3,"commands":["new","lobby"]}"#])
+        #expect(json.lines(for: .rematch(seconds: 5, lobby: false)) == [#"{"event":"rematch","seconds":5,"commands":["new"]}"#])
+        #expect(text.lines(for: .rematch(seconds: 3, lobby: true))
+            == ["New game in 3 s: new starts it now, lobby ends the match and goes back to the lobby"])
+        #expect(text.lines(for: .rematch(seconds: 3, lobby: false)) == ["New game in 3 s: new starts it now"])
+    }
+
+    /// The rematch is announced after a finished game's score, with `lobby` only in networked
+    /// play, and not when the player's own `new` or `lobby` ended the game.
+    @Test func theRematchFollowsAFinishedGamesScore() {
+        let over = OutputEvent.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: opponent)
+        let score = OutputEvent.game(.score(Score(won: 1)), opponent: opponent)
+        var local = RematchAnnouncer()
+        #expect(local.after(over) == nil)
+        #expect(local.after(score) == .rematch(seconds: 3, lobby: false))
+        #expect(local.after(score) == nil, "a score alone (a settled draw) announces nothing more")
+        var network = RematchAnnouncer()
+        network.seconds = 2
+        #expect(network.after(.ready(name: "ann", id: ID128(high: 0, low: 1), port: 50000)) == nil)
+        _ = network.after(over)
+        #expect(network.after(score) == .rematch(seconds: 2, lobby: true))
+        network.endingOnCommand = true
+        _ = network.after(over)
+        #expect(network.after(score) == nil)
+        network.endingOnCommand = false
+        _ = network.after(over)
+        _ = network.after(.game(.interrupted, opponent: opponent))
+        #expect(network.after(score) == nil, "only a score right after the game-over")
+    }
+
     /// Text echoed from input (here a bad command with ESC, BEL and a right-to-left override)
     /// reaches the terminal escaped, never raw; JSON escapes it its own way.
     @Test func textEscapesControlCharactersInErrors() {
@@ -226,6 +259,27 @@ import TicTacTime
         #expect(names.contains("game-over") && names.contains("score"))
         let over = events.first { $0["event"] as? String == "game-over" }
         #expect(over?["result"] as? String == "lost")
+    }
+
+    /// After a game, the rematch event says when the next starts; the player's own `new`
+    /// mid-game starts it at once, with no rematch event.
+    @Test func aLocalGameAnnouncesTheRematch() throws {
+        func events(_ input: String) throws -> [[String: Any]] {
+            let r = try run(["play", "--local", "--json", "--level", "random"], input: input)
+            #expect(r.status == 0)
+            return try r.out.split(separator: "\n").map { line in
+                try #require(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            }
+        }
+        let resigned = try events("resign\nquit\n")
+        let names = resigned.compactMap { $0["event"] as? String }
+        let at = try #require(names.firstIndex(of: "rematch"), "\(names)")
+        #expect(Array(names[(at - 2)...at]) == ["game-over", "score", "rematch"])
+        #expect(resigned[at]["seconds"] as? Int == 3)
+        #expect(resigned[at]["commands"] as? [String] == ["new"])
+        let renewed = try events("new\nquit\n").compactMap { $0["event"] as? String }
+        #expect(renewed.contains("game-over") && !renewed.contains("rematch"), "\(renewed)")
+        #expect(renewed.filter { $0 == "game-started" }.count == 2)
     }
 
     /// The plain text mode never echoes ESC or BEL from its input (Output.swift, `escaped`).

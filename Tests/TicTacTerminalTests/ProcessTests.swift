@@ -105,6 +105,12 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         let results = playLowestFree(player, games: 2)
         #expect(results.count == 2)
         #expect(!results.contains("won"), "nobody beats the perfect bot")
+        // Between the games: the score, then when the next starts and what lobby does instead.
+        let names = player.events.compactMap { $0["event"] as? String }
+        let rematch = try #require(names.firstIndex(of: "rematch"), "\(names)")
+        #expect(names[rematch - 1] == "score")
+        #expect(player.events[rematch]["seconds"] as? Int == 3)
+        #expect(player.events[rematch]["commands"] as? [String] == ["new", "lobby"])
         player.send("quit")
         #expect(player.waitExit() == 0)
         // The bot printed both games and is still up; SIGTERM ends it cleanly.

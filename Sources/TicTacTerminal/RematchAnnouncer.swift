@@ -1,0 +1,35 @@
+import TicTacEngine
+
+/// Plain mode's word on the next game: the full screen shows "New game in 3... l: lobby" under
+/// a finished game; plain mode says it once, as a `rematch` event after the `game-over` and
+/// `score` of a game that ended (README "Plain mode"). Pure: PlainFront feeds it every event
+/// it shows.
+struct RematchAnnouncer {
+    /// Seconds between games (the daemon's rematch delay; GameSession's 3 s by default).
+    var seconds = 3
+    /// `lobby` is a command here: networked play, known by its `ready` event (a local game has
+    /// no lobby, and shows no `ready`).
+    private(set) var lobby = false
+    /// The player's own `new` or `lobby` is being carried out: the game it ends is followed at
+    /// once by the next one or by the lobby, with no wait to announce.
+    var endingOnCommand = false
+    /// A game has ended; its score line comes next (GameSession emits the two together).
+    private var ended = false
+
+    /// The event to show after `event`, if any.
+    mutating func after(_ event: OutputEvent) -> OutputEvent? {
+        switch event {
+        case .ready:
+            lobby = true
+        case .game(.gameOver, _):
+            ended = !endingOnCommand
+        case .game(.score, _):
+            guard ended else { return nil }
+            ended = false
+            return .rematch(seconds: seconds, lobby: lobby)
+        default:
+            ended = false
+        }
+        return nil
+    }
+}
