@@ -97,5 +97,11 @@ public enum Command: Sendable, Equatable {
         }
     }
 
+    /// `cancel` typed in a match, where no invitation of ours can be waiting.
+    public static let cancelInGameText = "cancel withdraws an invitation you sent, and you are in a game: type resign to give this game up, new to give it up and start the next, lobby to end the match"
+    /// `cancel` in a local game, which has no invitations.
+    public static let cancelLocalText = "cancel withdraws an invitation, and a local game has none: type resign to give this game up, new to give it up and start the next"
+
+    /// The answer to `help`.
     public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
 }

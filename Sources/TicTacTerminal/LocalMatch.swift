@@ -78,7 +78,9 @@ public struct LocalMatch {
             case .resign: try toMover(.localResign, now: now)
             case .help: output.append(.help(Command.helpText))
             case .quit, .interrupt: break
-            case .peers, .invite, .accept, .decline, .cancel, .lobby, .field, .connect:
+            case .cancel:
+                output.append(.error(code: "no-invitation", message: Command.cancelLocalText))
+            case .peers, .invite, .accept, .decline, .lobby, .field, .connect:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
         } catch {

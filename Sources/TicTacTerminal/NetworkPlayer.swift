@@ -155,7 +155,12 @@ public final class NetworkPlayer {
             case let .invite(who): try daemon.command(.invite(who))
             case .accept: try daemon.command(.accept)
             case .decline: try daemon.command(.decline)
-            case .cancel: try daemon.command(.cancel)
+            case .cancel:
+                do throws(CommandError) { try daemon.command(.cancel) } catch .nothingToCancel where daemon.core.currentGame != nil {
+                    // In a match "no invitation" reads as if the game were not there: say what
+                    // cancel is for and what ends a game.
+                    front.show(.error(code: CommandError.nothingToCancel.code, message: Command.cancelInGameText))
+                }
             case .lobby: try daemon.command(.leaveMatch)
             case let .connect(text):
                 do {

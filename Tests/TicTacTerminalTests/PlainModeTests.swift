@@ -215,6 +215,14 @@ import TicTacTime
         #expect(m.human.state == .myTurn || m.human.state == .opponentTurn)
     }
 
+    @Test func cancelInALocalGameSaysWhatToTypeInstead() {
+        var m = LocalMatch(level: .random, rng: SplitMix64(seed: 4))
+        _ = m.start(now: .zero)
+        #expect(m.command(.cancel, now: .zero) == [.error(code: "no-invitation", message: Command.cancelLocalText)])
+        #expect(Command.cancelLocalText.contains("type resign"))
+        #expect(m.command(.lobby, now: .zero).first.map { if case .error("bad-command", _) = $0 { true } else { false } } == true)
+    }
+
     @Test func newResignsAndTheBotJoinsAtOnce() {
         var m = LocalMatch(level: .good, rng: SplitMix64(seed: 8))
         _ = m.start(now: .zero)

@@ -119,6 +119,30 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         #expect(bot.waitExit() == 0)
     }
 
+    /// `cancel` in a match says what it is for and what ends a game, not "no invitation".
+    @Test func cancelInAMatchSaysWhatToTypeInstead() throws {
+        let bot = try TicTacProcess(["bot", "--name", "botty", "--json"])
+        let port = try #require(bot.await("ready")?["port"] as? Int)
+        let player = try TicTacProcess(["play", "--name", "dan", "--json", "--connect", "127.0.0.1:\(port)"])
+        #expect(player.await("peer-found")?["name"] as? String == "botty")
+        player.send("cancel")
+        let idle = try #require(player.await("error"))
+        #expect(idle["code"] as? String == "no-invitation")
+        #expect(idle["message"] as? String == "you have no invitation waiting to withdraw")
+        player.send("invite botty")
+        #expect(player.await("game-started") != nil)
+        player.send("cancel")
+        let playing = try #require(player.await("error"))
+        #expect(playing["code"] as? String == "no-invitation")
+        let message = playing["message"] as? String ?? ""
+        #expect(message.contains("you are in a game"), "\(message)")
+        #expect(message.contains("type resign") && message.contains("lobby to end the match"), "\(message)")
+        player.send("quit")
+        #expect(player.waitExit() == 0)
+        bot.process.terminate()
+        #expect(bot.waitExit() == 0)
+    }
+
     @Test func twoPlainPlayersPlayEachOther() throws {
         let a = try TicTacProcess(["play", "--name", "ann", "--json"])
         let port = try #require(a.await("ready")?["port"] as? Int)
