@@ -88,7 +88,7 @@ public struct DaemonCore {
     /// The lobby: every peer discovery sees or a handshaken link carries, sorted by name.
     public var peers: [PeerInfo] {
         var byID: [ID128: PeerInfo] = [:]
-        for link in links.values where link.announced { if let p = link.peer { byID[p.id] = p } }
+        for link in links.values where link.announced { if let p = link.peer, p.capabilities.contains(.tictactoe) { byID[p.id] = p } }
         for (id, p) in present { byID[id] = info(p, link: byID[id]) }
         return byID.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
     }
@@ -263,7 +263,7 @@ public struct DaemonCore {
             return
         }
         if let p = present[peer.id] { return emit(.peerUpdated(info(p, link: nil))) } // still on the LAN
-        emit(.peerLost(peer, reason: why))
+        if peer.capabilities.contains(.tictactoe) { emit(.peerLost(peer, reason: why)) } // else never listed
     }
 
     // MARK: - Presence
@@ -310,8 +310,11 @@ public struct DaemonCore {
         if let p = present[peer.id] {
             // Already in the lobby by discovery; HELLO's capabilities may say more than it did.
             if info(p, link: peer) != info(p, link: nil) { emit(.peerUpdated(info(p, link: peer))) }
-        } else {
+        } else if peer.capabilities.contains(.tictactoe) {
             emit(.peerFound(peer))
+        } else {
+            // As presence() does for discovery: a link's peer is listed only if it offers tic-tac-toe.
+            log("\(peer.name) at \(peer.address) offers no tic-tac-toe (capabilities \(peer.capabilities.rawValue)): not listed in the lobby")
         }
         guard dialing.removeValue(forKey: peer.id) != nil else { return }
         try? sendInvite(on: id, to: peer, now: now)

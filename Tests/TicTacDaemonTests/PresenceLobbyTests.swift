@@ -105,6 +105,27 @@ import TicTacWire
         #expect(!net.events[0].contains { if case let .peerLost(p, _) = $0 { p.name == "sam" } else { false } })
     }
 
+    /// `play --connect` to a `tictac spheres` daemon: the link is made, but the lobby lists
+    /// only peers that offer tic-tac-toe, for a link's peer as for discovery's.
+    @Test func aLinkToAFieldOnlyDaemonIsNotInTheLobby() throws {
+        let ann = config("ann", seed: 11)
+        var sam = config("sam", seed: 13)
+        sam.capabilities = [.field]
+        var net = CoreNet(ann, sam)
+        let link = net.connect(dialler: 0, to: 1)
+        net.settle()
+        #expect(net.cores[0].linkCount == 1)
+        #expect(net.cores[0].peers.isEmpty)
+        #expect(!net.events[0].contains { if case .peerFound = $0 { true } else { false } })
+        #expect(throws: CommandError.noSuchPeer("sam")) { try net.command(0, .invite("sam")) }
+        // Sam's side lists ann, who does offer tic-tac-toe.
+        #expect(net.cores[1].peers.map(\.name) == ["ann"])
+        // The link closing tells of no peer that was never listed.
+        net.cores[0].linkClosed(link, reason: "closed", now: net.now)
+        let lost = net.cores[0].pollActions().contains { if case .event(.peerLost) = $0 { true } else { false } }
+        #expect(!lost)
+    }
+
     @Test func aLinkAndPresenceEndIndependently() throws {
         var (net, ann, ben) = pair()
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
