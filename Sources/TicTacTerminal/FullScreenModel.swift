@@ -292,6 +292,15 @@ struct FullScreenModel {
         if let countdown, countdown > 0 { self.countdown = countdown - 1 }
     }
 
+    /// A confirmation's question in at most 38 columns, for a 40-column window.
+    var shortFollowUpText: String? {
+        switch confirm {
+        case .resign: "Resign this game? r/y: yes, other: no"
+        case .newGame: "Give up, new game? n/y: yes, other: no"
+        case nil: followUpText
+        }
+    }
+
     /// The line under a finished game, or a confirmation waiting.
     var followUpText: String? {
         switch confirm {

@@ -52,7 +52,7 @@ extension FullScreenModel {
     /// The lobby: the list, then the prompt and notice low on the screen; the key help last.
     private func lobbyLines(width: Int, height: Int) -> [ScreenLine] {
         let top = lobbyTop()
-        let status = [ScreenLine()] + statusLines() + noticeLines(width: width, maxLines: 2)
+        let status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 2)
         let help = helpLine(width: width)
         var rows = top + peerRows(room: max(0, height - top.count - status.count - 1))
         rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - 1))
@@ -66,7 +66,7 @@ extension FullScreenModel {
     private func gameLines(width: Int, height: Int) -> [ScreenLine] {
         guard let game else { return [] }
         let size = game.size
-        let status = statusLines()
+        let status = statusLines(width: width)
         let help = helpLine(width: width)
         var title: ScreenLine? = titleLine(), info: ScreenLine? = infoLine(game), score: ScreenLine? = scoreLine(game)
         var topSpacer = true, statusSpacer = true
@@ -296,7 +296,7 @@ extension FullScreenModel {
 
     /// The status under the board (or the lobby's prompt), with the line under a finished
     /// game or a confirmation, and the cell being typed: never left out for room.
-    private func statusLines() -> [ScreenLine] {
+    private func statusLines(width: Int) -> [ScreenLine] {
         var rows: [ScreenLine] = []
         if let game, let status = statusText {
             let style: TextStyle = switch game.phase {
@@ -308,7 +308,8 @@ extension FullScreenModel {
             var line = ScreenLine(Self.margin)
             line.add(status, style)
             rows.append(line)
-            if let followUp = followUpText {
+            if var followUp = followUpText {
+                if textWidth(followUp) > width - Self.margin.count { followUp = shortFollowUpText ?? followUp }
                 rows.append(ScreenLine(Self.margin + followUp, confirm != nil ? .warn : .bold))
             }
             if let entry = cellEntry {

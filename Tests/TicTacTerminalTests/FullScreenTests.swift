@@ -621,7 +621,12 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         _ = confirming.key(.char("r"))
         let asking = screen(confirming, 40, 14)
         #expect(boardRowNumbers(asking) == Array(1...11), "\(asking)")
-        #expect(asking.contains { $0.hasPrefix("  Resign this game?") })
+        #expect(asking.contains { $0 == "  Resign this game? r/y: yes, other: no" }, "\(asking)")
+        // Both questions fit 40 columns whole; 80 keeps the long wording.
+        #expect(screen(confirming).contains { $0 == "  Resign this game? r or y: yes, any other key: no" })
+        var renewing = try startedGame(rows: 7, cols: 7)
+        _ = renewing.key(.char("n"))
+        #expect(screen(renewing, 40, 14).contains { $0 == "  Give up, new game? n/y: yes, other: no" })
         #expect(!asking.contains { $0.contains(" a  b  c") })
         // 7 x 7 leaves room for the pieces line, the score and the start of the notice.
         let seven = screen(try startedGame(rows: 7, cols: 7), 40, 14)
