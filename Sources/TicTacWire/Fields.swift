@@ -36,7 +36,13 @@ struct FieldWriter {
         w.write(value)
     }
 
-    mutating func id(_ tag: UInt8, _ value: ID128) { raw(tag, value.bytes) }
+    /// An id's 16 bytes as `ID128.bytes` lays them out, written straight in (no array per id).
+    mutating func id(_ tag: UInt8, _ value: ID128) {
+        w.write(tag)
+        w.write(UInt16(16))
+        w.write(value.high)
+        w.write(value.low)
+    }
 
     mutating func string(_ tag: UInt8, _ value: String) { raw(tag, Array(value.utf8)) }
 }
