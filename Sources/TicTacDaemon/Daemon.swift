@@ -346,13 +346,14 @@ public final class Daemon {
             batch = nil
             connections[b.id]?.send(b.bytes)
         }
-        for action in pending {
-            if case let .send(id, bytes) = action {
+        for i in pending.indices {
+            // Matched in place: a copy of each action cost more than most actions' work.
+            if case let .send(id, bytes) = pending[i] {
                 if batch?.id == id { batch?.bytes.append(contentsOf: bytes) } else { sendBatch(); batch = (id, bytes) }
                 continue
             }
             sendBatch()
-            switch action {
+            switch pending[i] {
             case .send:
                 break // batched above
             case let .close(id, flush):

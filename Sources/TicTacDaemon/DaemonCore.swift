@@ -706,8 +706,8 @@ public struct DaemonCore {
         defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
-            for action in pending {
-                switch action {
+            for i in pending.indices {
+                switch pending[i] { // matched in place: a copy of each action cost more than its work
                 case let .send(m):
                     send(link, m)
                 case .show(.interrupted):
