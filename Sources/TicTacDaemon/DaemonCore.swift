@@ -870,7 +870,7 @@ public struct DaemonCore {
         if touched.last != id { touched.append(id) }
     }
 
-    private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }
+    private mutating func emit(_ event: consuming DaemonEvent) { actions.append(.event(event)) } // moved in, not copied
 
     /// A line for the operator's log, not the player.
     private mutating func log(_ line: String) { actions.append(.log(line)) }
