@@ -7,8 +7,7 @@ struct FieldWriter {
 
     /// Leaves `headerRoom` bytes in front of the fields for `framed`.
     init(headerRoom: Int = 0) {
-        w = ByteWriter(capacity: headerRoom + 52) // every message but HELLO, PROOF and ERROR fits
-        w.write(repeatElement(0, count: headerRoom))
+        w = ByteWriter(capacity: headerRoom + 52, zeros: headerRoom) // every message but HELLO, PROOF and ERROR fits
         self.headerRoom = headerRoom
     }
 
