@@ -347,13 +347,16 @@ public final class Daemon {
             connections[b.id]?.send(b.bytes)
         }
         for i in pending.indices {
-            // Matched in place: a copy of each action cost more than most actions' work.
-            if case let .send(id, bytes) = pending[i] {
+            // Each action is moved out (a payload-free one left in its place, never carried out,
+            // until the buffer is emptied): copying it cost more than most actions' work.
+            var action = DaemonAction.close(0, flush: false)
+            swap(&action, &pending[i])
+            if case let .send(id, bytes) = action {
                 if batch?.id == id { batch?.bytes.append(contentsOf: bytes) } else { sendBatch(); batch = (id, bytes) }
                 continue
             }
             sendBatch()
-            switch pending[i] {
+            switch consume action {
             case .send:
                 break // batched above
             case let .close(id, flush):

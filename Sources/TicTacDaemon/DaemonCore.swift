@@ -707,7 +707,11 @@ public struct DaemonCore {
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
             for i in pending.indices {
-                switch pending[i] { // matched in place: a copy of each action cost more than its work
+                // Each action is moved out (a payload-free one left in its place until the buffer
+                // is emptied): copying it cost more than most actions' work.
+                var action = GameAction.show(.yourTurn)
+                swap(&action, &pending[i])
+                switch consume action {
                 case let .send(m):
                     send(link, m)
                 case .show(.interrupted):
