@@ -346,13 +346,17 @@ public final class Daemon {
             batch = nil
             connections[b.id]?.send(b.bytes)
         }
-        for action in pending {
+        for i in pending.indices {
+            // Each action is moved out (a payload-free one left in its place, never carried out,
+            // until the buffer is emptied): copying it cost more than most actions' work.
+            var action = DaemonAction.close(0, flush: false)
+            swap(&action, &pending[i])
             if case let .send(id, bytes) = action {
                 if batch?.id == id { batch?.bytes.append(contentsOf: bytes) } else { sendBatch(); batch = (id, bytes) }
                 continue
             }
             sendBatch()
-            switch action {
+            switch consume action {
             case .send:
                 break // batched above
             case let .close(id, flush):

@@ -33,7 +33,7 @@ import TicTacTime
 public struct DaemonCore {
     public let config: DaemonConfig
 
-    private var links: [LinkID: Link] = [:]
+    private var links = LinkTable()
     /// Peers discovery sees, by instance id (whether or not we have a link to them).
     private var present: [ID128: PresencePeer] = [:]
     /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
@@ -177,8 +177,8 @@ public struct DaemonCore {
     /// A connection is up (accepted, or our connect completed): send HELLO with a fresh nonce.
     public mutating func linkOpened(_ id: LinkID, outgoing: Bool, address: String, port: UInt16?, now: Instant) {
         let nonce = ID128.random(using: &random)
-        links[id] = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
-                         openedAt: now, nonce: nonce)
+        links.insert(Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
+                          openedAt: now, nonce: nonce))
         touched.append(id)
         let hello = Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
                           publicKey: config.identity.publicKey, nonce: nonce)
@@ -685,7 +685,7 @@ public struct DaemonCore {
     }
 
     private mutating func gameCommand(_ input: GameInput, now: Instant) throws(CommandError) {
-        guard let id = links.first(where: { $0.value.match != nil && !$0.value.closing })?.key else { throw .notInGame }
+        guard let id = links.values.first(where: { $0.match != nil && !$0.closing })?.id else { throw .notInGame }
         do {
             try links[id]?.match?.game.handle(input, now: now)
         } catch {
@@ -709,8 +709,12 @@ public struct DaemonCore {
         defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
-            for action in pending {
-                switch action {
+            for i in pending.indices {
+                // Each action is moved out (a payload-free one left in its place until the buffer
+                // is emptied): copying it cost more than most actions' work.
+                var action = GameAction.show(.yourTurn)
+                swap(&action, &pending[i])
+                switch consume action {
                 case let .send(m):
                     send(link, m)
                 case .show(.interrupted):
@@ -873,7 +877,7 @@ public struct DaemonCore {
         if touched.last != id { touched.append(id) }
     }
 
-    private mutating func emit(_ event: DaemonEvent) { actions.append(.event(event)) }
+    private mutating func emit(_ event: consuming DaemonEvent) { actions.append(.event(event)) } // moved in, not copied
 
     /// A line for the operator's log, not the player.
     private mutating func log(_ line: String) { actions.append(.log(line)) }

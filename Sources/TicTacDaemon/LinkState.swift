@@ -68,7 +68,25 @@ extension DaemonCore {
         var lastPing: Instant?
         /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
         let nonce: ID128
-        var handshake: Handshake = .awaitingHello
+        var handshake: Handshake = .awaitingHello {
+            // What every frame asks of the handshake is kept as it changes (reading it out of the
+            // enum copied the whole enum, the peer's HELLO included, several times a frame).
+            didSet {
+                switch handshake {
+                case .awaitingHello: (peer, version, ready, announced) = (nil, nil, false, false)
+                case let .awaitingProof(_, v, _): (peer, version, ready, announced) = (nil, v, false, false)
+                case let .ready(p, v, a): (peer, version, ready, announced) = (p, v, true, a)
+                }
+            }
+        }
+        /// The proven peer: only once ready.
+        private(set) var peer: PeerInfo?
+        /// Negotiated from the two HELLOs; every later frame carries it.
+        private(set) var version: UInt8?
+        /// The peer's PROOF verified (and, on the accepting side, ours went out).
+        private(set) var ready = false
+        /// peer-found was told for this link: it is the one we use for this peer.
+        private(set) var announced = false
         /// What the link carries; only a ready link carries anything.
         var activity: Activity = .idle
         /// We withdrew an invitation the peer may have accepted, or left the match: its game
@@ -94,23 +112,10 @@ extension DaemonCore {
 
         // The handshake, read.
 
-        /// The peer's PROOF verified (and, on the accepting side, ours went out).
-        var ready: Bool { if case .ready = handshake { true } else { false } }
-        /// The proven peer: only once ready.
-        var peer: PeerInfo? { if case let .ready(peer, _, _) = handshake { peer } else { nil } }
-        /// Negotiated from the two HELLOs; every later frame carries it.
-        var version: UInt8? {
-            switch handshake {
-            case .awaitingHello: nil
-            case let .awaitingProof(_, version, _), let .ready(_, version, _): version
-            }
-        }
         /// The peer's HELLO, held until its PROOF verifies.
         var peerHello: Hello? { if case let .awaitingProof(hello, _, _) = handshake { hello } else { nil } }
         /// The instance id the peer claims (awaiting its PROOF) or proved (ready).
         var peerID: ID128? { peer?.id ?? peerHello?.instanceID }
-        /// peer-found was told for this link: it is the one we use for this peer.
-        var announced: Bool { if case .ready(_, _, true) = handshake { true } else { false } }
         /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
         var heir: PeerInfo? { if case let .awaitingProof(_, _, heir) = handshake { heir } else { nil } }
 

@@ -3,22 +3,46 @@ import TicTacWire
 
 /// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) before
 /// either reveals, so neither can choose its secret after seeing the other's.
+///
+/// Every game hashes three times on each side (our commitment, the check of the peer's, the
+/// first-move decision): the inputs are laid out in stack buffers and the digests read in
+/// place, not built and copied through arrays (that cost more than the hashing itself).
 public enum Commitment {
+    /// Bytes in a secret: the roll (4) and the nonce (16).
+    public static let secretLength = 20
+
     /// The secret a commitment hides: the roll as 4 big-endian bytes, then the 16-byte nonce.
     public static func secret(roll: UInt32, nonce: ID128) -> [UInt8] {
-        var w = ByteWriter(capacity: 20)
-        w.write(roll)
-        w.write(nonce.bytes)
-        return w.bytes
+        [UInt8](unsafeUninitializedCapacity: secretLength) { buffer, count in
+            write(roll: roll, nonce: nonce, into: UnsafeMutableRawBufferPointer(buffer))
+            count = secretLength
+        }
+    }
+
+    /// Writes the secret into the first `secretLength` bytes of `buffer`.
+    static func write(roll: UInt32, nonce: ID128, into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.count >= secretLength) // our callers' own buffers
+        buffer.storeBytes(of: roll.bigEndian, toByteOffset: 0, as: UInt32.self)
+        buffer.storeBytes(of: nonce.high.bigEndian, toByteOffset: 4, as: UInt64.self)
+        buffer.storeBytes(of: nonce.low.bigEndian, toByteOffset: 12, as: UInt64.self)
     }
 
     /// SHA-256 over the secret.
     public static func make(roll: UInt32, nonce: ID128) -> [UInt8] {
-        Array(SHA256.hash(data: secret(roll: roll, nonce: nonce)))
+        hashSecret(roll: roll, nonce: nonce).withUnsafeBytes { Array($0) }
     }
 
     /// True when `roll` and `nonce` open `commitment`.
     public static func verify(_ commitment: [UInt8], roll: UInt32, nonce: ID128) -> Bool {
-        make(roll: roll, nonce: nonce) == commitment
+        hashSecret(roll: roll, nonce: nonce).withUnsafeBytes { $0.elementsEqual(commitment) }
+    }
+
+    private static func hashSecret(roll: UInt32, nonce: ID128) -> SHA256.Digest {
+        withUnsafeTemporaryAllocation(byteCount: secretLength, alignment: 8) { buffer in
+            write(roll: roll, nonce: nonce, into: buffer)
+            var hasher = SHA256()
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
+            return hasher.finalize()
+        }
     }
 }

@@ -30,17 +30,29 @@ public enum FirstMove {
                               theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
         guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }
         let weSortFirst = ourCommitment.lexicographicallyPrecedes(theirCommitment)
-        var input = weSortFirst ? ourCommitment + theirCommitment : theirCommitment + ourCommitment
-        input += zip(ourSecret, theirSecret).map { $0 ^ $1 }
-        let j = Array(SHA256.hash(data: input))
-        let lowerCommitmentFirst = j[0] < 0x80
-        let weMoveFirst = weSortFirst == lowerCommitmentFirst
-        let high = 1 + Int(u32(j, 4) % Message.maxRoll)
-        let low = Int(u32(j, 8) % UInt32(high))
-        return Decision(weMoveFirst: weMoveFirst, ourRoll: weMoveFirst ? high : low, theirRoll: weMoveFirst ? low : high)
+        let (c1, c2) = weSortFirst ? (ourCommitment, theirCommitment) : (theirCommitment, ourCommitment)
+        // c1 || c2 || x laid out in one buffer (no arrays built per game), then hashed.
+        let length = c1.count + c2.count + ourSecret.count
+        let j = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
+            var i = 0
+            for b in c1 { input[i] = b; i += 1 }
+            for b in c2 { input[i] = b; i += 1 }
+            for k in ourSecret.indices { input[i] = ourSecret[k] ^ theirSecret[k]; i += 1 }
+            var hasher = SHA256()
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
+            return hasher.finalize()
+        }
+        return j.withUnsafeBytes { j in
+            let lowerCommitmentFirst = j[0] < 0x80
+            let weMoveFirst = weSortFirst == lowerCommitmentFirst
+            let high = 1 + Int(u32(j, 4) % Message.maxRoll)
+            let low = Int(u32(j, 8) % UInt32(high))
+            return Decision(weMoveFirst: weMoveFirst, ourRoll: weMoveFirst ? high : low, theirRoll: weMoveFirst ? low : high)
+        }
     }
 
-    private static func u32(_ b: [UInt8], _ at: Int) -> UInt32 {
-        b[at..<(at + 4)].reduce(0) { $0 << 8 | UInt32($1) }
+    /// The big-endian u32 at `at`.
+    private static func u32(_ b: UnsafeRawBufferPointer, _ at: Int) -> UInt32 {
+        UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3])
     }
 }

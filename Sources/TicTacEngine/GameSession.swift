@@ -551,5 +551,5 @@ public struct GameSession {
         emit(.fail(code, message))
     }
 
-    private mutating func emit(_ action: GameAction) { actions.append(action) }
+    private mutating func emit(_ action: consuming GameAction) { actions.append(action) } // moved in, not copied
 }

@@ -25,8 +25,16 @@ public final class Reactor {
     private var registrations: [Int32: Registration] = [:]
     private var nextGeneration: UInt32 = 1
     private var heap = DeadlineHeap<UInt64>()
-    private var timers: [UInt64: () -> Void] = [:]
-    private var nextTimerID: UInt64 = 1
+    /// Timers by slot (a TimerID is its slot and the slot's generation): no hashing per timer.
+    /// A slot is reused once its timer has fired or been cancelled, with the next generation,
+    /// so a stale TimerID or heap entry never matches a newer timer.
+    private var timers: [TimerSlot] = []
+    private var freeSlots: [Int] = []
+
+    private struct TimerSlot {
+        var generation: UInt32 = 0
+        var body: (() -> Void)?
+    }
     private var stopped = false
     private var readyBatch: [(token: UInt64, ready: Interest)] = []
     /// Work deferred to the end of the current turn (`afterBatch`).
@@ -81,11 +89,35 @@ public final class Reactor {
     /// Calls `body` once at or after `deadline`.
     @discardableResult
     public func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerID {
-        let id = nextTimerID
-        nextTimerID += 1
-        timers[id] = body
+        let slot: Int
+        if let free = freeSlots.popLast() {
+            slot = free
+        } else {
+            slot = timers.count
+            timers.append(TimerSlot())
+        }
+        timers[slot].generation &+= 1
+        timers[slot].body = body
+        let id = UInt64(slot) | UInt64(timers[slot].generation) << 32
         heap.push(deadline, id)
         return TimerID(value: id)
+    }
+
+    /// The slot of a timer that has neither fired nor been cancelled.
+    private func liveSlot(_ id: UInt64) -> Int? {
+        let slot = Int(truncatingIfNeeded: id & 0xFFFF_FFFF)
+        guard slot < timers.count, timers[slot].generation == UInt32(truncatingIfNeeded: id >> 32),
+              timers[slot].body != nil else { return nil }
+        return slot
+    }
+
+    /// Takes a live timer's body out and frees its slot.
+    private func take(_ id: UInt64) -> (() -> Void)? {
+        guard let slot = liveSlot(id) else { return nil }
+        let body = timers[slot].body
+        timers[slot].body = nil
+        freeSlots.append(slot)
+        return body
     }
 
     @discardableResult
@@ -95,7 +127,7 @@ public final class Reactor {
 
     /// Cancels a timer that has not fired (no-op otherwise). Its heap entry is skipped later.
     public func cancel(_ timer: TimerID) {
-        timers.removeValue(forKey: timer.value)
+        _ = take(timer.value)
     }
 
     /// Runs `body` at the end of this turn, after every ready descriptor and due timer has been
@@ -158,7 +190,7 @@ public final class Reactor {
     }
 
     private func nextDeadline() -> Instant? {
-        while let top = heap.first, timers[top.value] == nil { heap.popFirst() } // cancelled
+        while let top = heap.first, liveSlot(top.value) == nil { heap.popFirst() } // cancelled
         return heap.first?.at
     }
 
@@ -166,7 +198,7 @@ public final class Reactor {
         let t = now
         while !stopped, let top = heap.first, top.at <= t {
             heap.popFirst()
-            if let body = timers.removeValue(forKey: top.value) { body() }
+            if let body = take(top.value) { body() }
         }
     }
 }

@@ -249,7 +249,8 @@ public final class TCPConnection {
             // socket closes with FIN rather than a reset that could discard our last frame.
             // Frames are delivered in order; a handler may close us, so re-check each time.
             guard !isClosed, !closing else { return n }
-            failure = decoder.decode(bytes) { [unowned self] frame in
+            // Not escaping: `self` is held for the call (an unowned capture was checked per frame).
+            failure = decoder.decode(bytes) { frame in
                 onFrame?(frame)
                 return !isClosed && !closing
             }

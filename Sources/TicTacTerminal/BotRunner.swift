@@ -67,9 +67,7 @@ public final class BotRunner {
             }
             games += 1
             if json {
-                let line = JSON.object([("event", .string("game-over")), ("opponent", OutputFormatter.who(opponent)),
-                                        ("result", .string(result.rawValue)), ("games", .int(games))])
-                output.write(utf8: line.utf8)
+                output.write(utf8: Self.gameOverLine(opponent: opponent, result: result, games: games))
             } else {
                 output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
             }
@@ -82,6 +80,24 @@ public final class BotRunner {
         case let .connectFailed(to, reason): log("cannot connect to \(to): \(reason)")
         default: break
         }
+    }
+
+    /// The JSON line of a finished game, as `JSON.object([("event", "game-over"), ("opponent",
+    /// OutputFormatter.who(opponent)), ("result", ...), ("games", ...)]).utf8` serializes it,
+    /// written straight into bytes (a line per game: the tree of values cost as much as a move).
+    static func gameOverLine(opponent: PeerInfo, result: GameResult, games: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(128)
+        out.append(contentsOf: #"{"event":"game-over","opponent":{"id":"#.utf8)
+        JSON.quote(opponent.id.description, into: &out)
+        out.append(contentsOf: #","name":"#.utf8)
+        JSON.quote(opponent.name, into: &out)
+        out.append(contentsOf: #"},"result":"#.utf8)
+        JSON.quote(result.rawValue, into: &out)
+        out.append(contentsOf: #","games":"#.utf8)
+        out.append(contentsOf: String(games).utf8)
+        out.append(UInt8(ascii: "}"))
+        return out
     }
 
     private func quit() {

@@ -54,9 +54,12 @@ public indirect enum JSON: Sendable, Equatable {
     static func quote(_ s: String, into out: inout [UInt8]) {
         // Bytes that may need an escape: controls, '"', '\\', DEL, and 0xE2 (the lead byte of
         // U+2028 and U+2029 in UTF-8; `quote` decides).
-        if s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xE2 }) {
-            return out.append(contentsOf: quote(s).utf8)
-        }
+        func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F || b == 0xE2 }
+        // A native string's bytes are scanned in place (through the UTF-8 view, byte by byte, this
+        // scan cost more than the rest of the bot's line).
+        let escape = s.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) }
+            ?? s.utf8.contains(where: needsEscape)
+        if escape { return out.append(contentsOf: quote(s).utf8) }
         out.append(UInt8(ascii: "\""))
         out.append(contentsOf: s.utf8)
         out.append(UInt8(ascii: "\""))

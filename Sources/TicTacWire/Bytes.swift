@@ -7,9 +7,24 @@ public struct ByteWriter: Sendable {
 
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    /// Starts with `zeros` zero bytes (room for a header written later), in one allocation of
+    /// at least `capacity` bytes.
+    init(capacity: Int, zeros: Int) {
+        precondition(zeros <= capacity) // our callers' own sizes
+        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            buffer.baseAddress?.initialize(repeating: 0, count: zeros)
+            count = zeros
+        }
+    }
+
     public mutating func write<T: FixedWidthInteger>(_ value: T) {
-        var v = value.bigEndian
-        withUnsafeBytes(of: &v) { bytes.append(contentsOf: $0) }
+        // Byte by byte, most significant first: appending a few bytes one at a time is cheaper
+        // than appending a buffer of them (this runs for every field of every frame).
+        var shift = T.bitWidth
+        while shift > 0 {
+            shift -= 8
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+        }
     }
 
     public mutating func write(_ raw: some Sequence<UInt8>) {

@@ -7,8 +7,7 @@ struct FieldWriter {
 
     /// Leaves `headerRoom` bytes in front of the fields for `framed`.
     init(headerRoom: Int = 0) {
-        w = ByteWriter(capacity: headerRoom + 52) // every message but HELLO, PROOF and ERROR fits
-        w.write(repeatElement(0, count: headerRoom))
+        w = ByteWriter(capacity: headerRoom + 52, zeros: headerRoom) // every message but HELLO, PROOF and ERROR fits
         self.headerRoom = headerRoom
     }
 
@@ -36,7 +35,13 @@ struct FieldWriter {
         w.write(value)
     }
 
-    mutating func id(_ tag: UInt8, _ value: ID128) { raw(tag, value.bytes) }
+    /// An id's 16 bytes as `ID128.bytes` lays them out, written straight in (no array per id).
+    mutating func id(_ tag: UInt8, _ value: ID128) {
+        w.write(tag)
+        w.write(UInt16(16))
+        w.write(value.high)
+        w.write(value.low)
+    }
 
     mutating func string(_ tag: UInt8, _ value: String) { raw(tag, Array(value.utf8)) }
 }
@@ -45,29 +50,54 @@ struct FieldWriter {
 /// field, a wrong length or an out-of-range value.
 struct Fields {
     let type: UInt8
-    /// In arrival order. A payload holds a handful of fields, so a linear search beats hashing;
-    /// tags are distinct bytes, so even a hostile payload has at most 256 (the 257th repeats one).
-    private var values: [(tag: UInt8, value: ArraySlice<UInt8>)] = []
+    /// The payload, checked whole by `init`; a field is found by walking its TLVs again (a
+    /// payload holds a handful of fields: cheaper than building a table of them per frame).
+    private let payload: [UInt8]
+    /// The tags present, one bit each (tags are bytes).
+    private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
     init(type: UInt8, payload: [UInt8]) throws(WireError) {
         self.type = type
-        values.reserveCapacity(min(8, payload.count / 3)) // a field takes 3 bytes at least
+        self.payload = payload
         var r = ByteReader(payload)
         while r.remaining > 0 {
             let tag: UInt8 = try r.read()
             let length: UInt16 = try r.read()
-            let value = try r.read(count: Int(length))
+            _ = try r.read(count: Int(length))
             guard !has(tag) else { throw .duplicateField(type: type, tag: tag) }
-            values.append((tag, value))
+            let bit = UInt64(1) << (tag & 63)
+            switch tag >> 6 {
+            case 0: seen.0 |= bit
+            case 1: seen.1 |= bit
+            case 2: seen.2 |= bit
+            default: seen.3 |= bit
+            }
         }
     }
 
-    func has(_ tag: UInt8) -> Bool { values.contains { $0.tag == tag } }
+    func has(_ tag: UInt8) -> Bool {
+        let word = switch tag >> 6 {
+        case 0: seen.0
+        case 1: seen.1
+        case 2: seen.2
+        default: seen.3
+        }
+        return word & (UInt64(1) << (tag & 63)) != 0
+    }
 
     func raw(_ tag: UInt8, length: Int? = nil) throws(WireError) -> ArraySlice<UInt8> {
-        guard let v = values.first(where: { $0.tag == tag })?.value else { throw .missingField(type: type, tag: tag) }
-        if let length, v.count != length { throw .badFieldLength(type: type, tag: tag, length: v.count) }
-        return v
+        guard has(tag) else { throw .missingField(type: type, tag: tag) }
+        // `init` read every field of the payload without a fault, so this walk finds it.
+        var r = ByteReader(payload)
+        while r.remaining > 0 {
+            let t: UInt8 = try r.read()
+            let n: UInt16 = try r.read()
+            let v = try r.read(count: Int(n))
+            guard t == tag else { continue }
+            if let length, v.count != length { throw .badFieldLength(type: type, tag: tag, length: v.count) }
+            return v
+        }
+        throw .missingField(type: type, tag: tag)
     }
 
     func int<T: FixedWidthInteger>(_ tag: UInt8, _: T.Type = T.self) throws(WireError) -> T {

@@ -50,13 +50,16 @@ public struct Frame: Sendable, Equatable {
     }
 
     static func parseHeader(_ bytes: ArraySlice<UInt8>) throws(WireError) -> Header {
-        var r = ByteReader(bytes)
-        let magic = try r.read(count: 4)
-        guard magic.elementsEqual(Self.magic) else { throw .badMagic(Array(magic)) }
-        let version: UInt8 = try r.read()
-        let type: UInt8 = try r.read()
-        let flags: UInt16 = try r.read()
-        let length: UInt32 = try r.read()
+        // Read by index (every frame passes here: a reader and its slices cost more than the
+        // checks). The magic is `Frame.magic` ("TTAC"); big-endian fields, Protocol.md §1.
+        guard bytes.count >= headerLength else { throw .truncated }
+        let s = bytes.startIndex
+        guard bytes[s] == 0x54, bytes[s + 1] == 0x54, bytes[s + 2] == 0x41, bytes[s + 3] == 0x43 else {
+            throw .badMagic(Array(bytes[s..<(s + 4)]))
+        }
+        let version = bytes[s + 4], type = bytes[s + 5]
+        let flags = UInt16(bytes[s + 6]) << 8 | UInt16(bytes[s + 7])
+        let length = UInt32(bytes[s + 8]) << 24 | UInt32(bytes[s + 9]) << 16 | UInt32(bytes[s + 10]) << 8 | UInt32(bytes[s + 11])
         guard length <= Self.maxPayloadLength else {
             throw .frameTooLarge(declared: length, limit: Self.maxPayloadLength)
         }

@@ -37,11 +37,14 @@ public struct ID128: Sendable, Hashable, Comparable, CustomStringConvertible {
         self.init(high: h, low: l)
     }
 
+    /// The 16 bytes on the wire: `high`, then `low`, each big-endian.
     public var bytes: [UInt8] {
-        var w = ByteWriter(capacity: 16)
-        w.write(high)
-        w.write(low)
-        return w.bytes
+        [UInt8](unsafeUninitializedCapacity: 16) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: high.bigEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+            count = 16
+        }
     }
 
     public var description: String {
