@@ -68,7 +68,23 @@ extension DaemonCore {
         var lastPing: Instant?
         /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
         let nonce: ID128
-        var handshake: Handshake = .awaitingHello
+        var handshake: Handshake = .awaitingHello {
+            // Kept beside the enum: the core looks links up by peer with scans over every link,
+            // and reading the id through `peer` copies the whole PeerInfo (its strings and
+            // arrays retained and released) for each link: at 10,000 links a handshake or a
+            // close took milliseconds, and a burst of closes stalled the loop for seconds.
+            didSet {
+                switch handshake {
+                case .awaitingHello: provenID = nil; claimedID = nil
+                case let .awaitingProof(hello, _, _): provenID = nil; claimedID = hello.instanceID
+                case let .ready(peer, _, _): provenID = peer.id; claimedID = nil
+                }
+            }
+        }
+        /// `peer?.id`, without the copy: the proven peer's id once ready, else nil.
+        private(set) var provenID: ID128?
+        /// `peerHello?.instanceID`, without the copy: the id the HELLO claims, awaiting its PROOF.
+        private(set) var claimedID: ID128?
         /// What the link carries; only a ready link carries anything.
         var activity: Activity = .idle
         /// We withdrew an invitation the peer may have accepted, or left the match: its game
@@ -108,7 +124,7 @@ extension DaemonCore {
         /// The peer's HELLO, held until its PROOF verifies.
         var peerHello: Hello? { if case let .awaitingProof(hello, _, _) = handshake { hello } else { nil } }
         /// The instance id the peer claims (awaiting its PROOF) or proved (ready).
-        var peerID: ID128? { peer?.id ?? peerHello?.instanceID }
+        var peerID: ID128? { provenID ?? claimedID }
         /// peer-found was told for this link: it is the one we use for this peer.
         var announced: Bool { if case .ready(_, _, true) = handshake { true } else { false } }
         /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
