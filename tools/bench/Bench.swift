@@ -34,12 +34,16 @@
 //     limit raised to MAX_CONNECTIONS. Prints "ready" once listening; on SIGTERM (or after 230 s) prints what it saw (handshakes, links
 //     refused, lost links by reason) and stops.
 //
-//   load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR]
+//   load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]
 //     Load generator for "10,000 concurrent games on one daemon". CONNECTIONS client daemons
 //     (real `Daemon`s: bot, perfect level, cheap seeded RNG so the client side stays light) share
 //     one Reactor in this process; each dials the server daemon at 127.0.0.1:PORT and, being a
-//     bot that dialled, invites it; both bots play and rematch at once, for as long as it runs. The ramp is paced by the server: at most 100 handshakes under way,
-//     each one that ends starting the next (bounded: 30 s, or 20 ms a connection). Then it prints
+//     bot that dialled, invites it; both bots play and rematch at once, for as long as it runs.
+//     With THINK_MS > 0 the clients are players' seats instead: each invites once its link is
+//     up and makes each move (the first empty cell) THINK_MS after its turn came (a player's
+//     seat rematches after 3 s, the server's bot at once). The ramp is paced by the server: at
+//     most 100 handshakes under way, each one that ends starting the next (bounded: 30 s, or
+//     20 ms a connection). Then it prints
 //     "up handshaken=N"; with a GENERATOR (1, 2, ...: generators running together need different
 //     identities, the server keeps one link per instance id, Protocol.md §4) it waits for SIGUSR1
 //     (at most 60 s), sent by `run` once every generator is up, so that all windows have every
@@ -183,7 +187,7 @@ final class Seeds {
     }
 }
 
-func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, generator: UInt64) throws {
+func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, generator: UInt64, think: Duration) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     // Where each client is: not dialled yet, dialling (the handshake not done), up, or gone.
@@ -240,19 +244,33 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
     }
 
     for i in 0..<connections {
+        // THINK 0: a bot (it invites the daemon it dialled, moves at once, rematches at once).
+        // Else a player's seat driven from here: it invites once its link is up, and makes each
+        // move (the first empty cell) THINK after its turn came; it rematches after 3 s.
+        let paced = think > .zero
         var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("load-\(i)"),
-                                  capabilities: [.tictactoe, .bot], makeRandom: seeds.make)
-        config.bot = Bot(level: .perfect)
+                                  capabilities: paced ? [.tictactoe] : [.tictactoe, .bot], makeRandom: seeds.make)
+        if !paced { config.bot = Bot(level: .perfect) }
         // Each client listens (a Daemon does) on a port of its own below the kernel's ephemeral
         // range (32768 up): bind(0) searches that range, crowded by every client's dialling port
         // and the first generator's listeners, and took 20 s for the second generator's 5,000
         // clients (0.3 s for the first one's), so it dialled 20 s late.
         let listenPort = 10_000 + 5_000 * Int(generator) + i
         let client = try Daemon(reactor: reactor, config: config, port: listenPort < 32768 ? UInt16(listenPort) : 0)
-        client.onEvent = { event in
+        var board = Board()
+        client.onEvent = { [unowned client] event in
             switch event {
             case .game(.gameOver(_, _, _), _): games += 1
-            case .peerFound: settled(i, up: true)
+            case let .game(.board(b), _): board = b
+            case .game(.yourTurn, _) where paced:
+                reactor.schedule(after: think) {
+                    // The game may have ended meanwhile (the peer left): the move is refused then.
+                    guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+                    try? client.command(.move(cell))
+                }
+            case let .peerFound(peer):
+                settled(i, up: true)
+                if paced { try? client.command(.invite(peer.id.description)) }
             case .peerLost, .disconnected, .connectFailed, .protocolError:
                 switch stage[i] {
                 case .dialling:
@@ -434,9 +452,9 @@ case ("decide", 3):
     decide(rounds: number(2))
 case ("serve", 4):
     try serve(port: number(2), maxConnections: number(3))
-case ("load", 6), ("load", 7):
+case ("load", 6), ("load", 7), ("load", 8):
     try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5),
-             generator: args.count == 7 ? number(6) : 0)
+             generator: args.count >= 7 ? number(6) : 0, think: .milliseconds(args.count == 8 ? number(7) as Int64 : 0))
 default:
-    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR]")
+    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]")
 }
