@@ -332,7 +332,8 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
     print("setup_s=\(format2(setupSeconds)) handshaken_tenths_s=\(tenths.map(format2).joined(separator: ","))")
     print("games=\(played) seconds=\(format2(elapsed)) games_per_s=\(format2(Double(played) / elapsed))")
     print("server_rss_before_kb=\(baselineKB) server_peak_kb=\(peakKB) server_rss_end_kb=\(endKB)")
-    print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, shaken))")
+    // Generators running together share the server: `run` divides by all their connections.
+    if generator == 0 { print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, shaken))") }
 }
 
 // MARK: - serve
