@@ -229,8 +229,10 @@ public struct DaemonCore {
         let why = link.closeReason ?? reason
         // Another link to the peer carries on (Protocol.md §4, duplicate links): a ready one, else
         // one whose HELLO names the peer and whose PROOF is on its way.
-        let successor = links.values.first { $0.peer?.id == peer.id && !$0.closing }
-            ?? links.values.first { !$0.closing && $0.peerHello?.instanceID == peer.id }
+        // One pass over the links for all that follows (a close at 10,000 links is a scan each).
+        let others = links.values.filter { $0.peerID == peer.id }
+        let successor = others.first { $0.provenID == peer.id && !$0.closing }
+            ?? others.first { $0.claimedID == peer.id && !$0.closing }
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { emit(.inviteCancelled(by: peer)) }
@@ -240,7 +242,7 @@ public struct DaemonCore {
             if successor.ready { sendInvite(invite, on: successor.id) } // else once it is ready
         }
         // Kept while some link to the peer remains (so the table is bounded by the links).
-        if links.values.contains(where: { $0.peerID == peer.id }) {
+        if !others.isEmpty {
             if let game = link.game { scores[peer.id] = game.score }
         } else {
             scores[peer.id] = nil
@@ -258,7 +260,7 @@ public struct DaemonCore {
         }
         // Another of its links is closing too: the last one to close reports the peer's end
         // (after what it carried).
-        if let other = links.values.first(where: { $0.peer?.id == peer.id }) {
+        if let other = others.first(where: { $0.provenID == peer.id }) {
             other.announce()
             return
         }
@@ -546,7 +548,7 @@ public struct DaemonCore {
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,
         // so nothing it knows of is lost; the higher keeps a spare until the lower closes one.
-        if links.values.contains(where: { $0.id != id && $0.ready && !$0.closing && $0.peer?.id == hello.instanceID }) {
+        if links.values.contains(where: { $0.provenID == hello.instanceID && $0.id != id && $0.ready && !$0.closing }) {
             if config.instanceID < hello.instanceID {
                 link.closeReason = "a duplicate of another link to \(peer.name)"
                 actions.append(.close(id, flush: false))
@@ -629,7 +631,7 @@ public struct DaemonCore {
             log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
             return send(id, .decline(gameID: invite.gameID, reason: .busy))
         }
-        if let mine = links.values.first(where: { $0.peer?.id == peer.id && $0.outgoingInvite != nil }) {
+        if let mine = links.values.first(where: { $0.provenID == peer.id && $0.outgoingInvite != nil }) {
             // Crossing invitations, on this link or on a duplicate: the lower instance id's stands
             // (Protocol.md §6, INVITE; §4, duplicate links).
             if config.instanceID < peer.id { return }
@@ -637,7 +639,7 @@ public struct DaemonCore {
             if mine.id != id { mine.ignoreGameFrames = true }
             return accept(id, gameID: invite.gameID, size: size, now: now)
         }
-        if links.values.contains(where: { $0.id != id && $0.peer?.id == peer.id && $0.match != nil }) {
+        if links.values.contains(where: { $0.provenID == peer.id && $0.id != id && $0.match != nil }) {
             return send(id, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
         }
         if dialing.removeValue(forKey: peer.id) != nil {

@@ -70,12 +70,22 @@ extension DaemonCore {
         let nonce: ID128
         var handshake: Handshake = .awaitingHello {
             // What every frame asks of the handshake is kept as it changes (reading it out of the
-            // enum copied the whole enum, the peer's HELLO included, several times a frame).
+            // enum copied the whole enum, the peer's HELLO included, several times a frame), and
+            // the peer's id beside it: the core looks links up by peer with scans over every
+            // link, and reading the id through `peer` copies the whole PeerInfo (its strings and
+            // arrays retained and released) for each link: at 10,000 links a handshake or a close
+            // took milliseconds, and a burst of closes stalled the loop for seconds.
             didSet {
                 switch handshake {
-                case .awaitingHello: (peer, version, ready, announced) = (nil, nil, false, false)
-                case let .awaitingProof(_, v, _): (peer, version, ready, announced) = (nil, v, false, false)
-                case let .ready(p, v, a): (peer, version, ready, announced) = (p, v, true, a)
+                case .awaitingHello:
+                    (peer, version, ready, announced) = (nil, nil, false, false)
+                    (provenID, claimedID) = (nil, nil)
+                case let .awaitingProof(hello, v, _):
+                    (peer, version, ready, announced) = (nil, v, false, false)
+                    (provenID, claimedID) = (nil, hello.instanceID)
+                case let .ready(p, v, a):
+                    (peer, version, ready, announced) = (p, v, true, a)
+                    (provenID, claimedID) = (p.id, nil)
                 }
             }
         }
@@ -87,6 +97,10 @@ extension DaemonCore {
         private(set) var ready = false
         /// peer-found was told for this link: it is the one we use for this peer.
         private(set) var announced = false
+        /// `peer?.id`, without the copy: the proven peer's id once ready, else nil.
+        private(set) var provenID: ID128?
+        /// `peerHello?.instanceID`, without the copy: the id the HELLO claims, awaiting its PROOF.
+        private(set) var claimedID: ID128?
         /// What the link carries; only a ready link carries anything.
         var activity: Activity = .idle
         /// We withdrew an invitation the peer may have accepted, or left the match: its game
@@ -115,7 +129,7 @@ extension DaemonCore {
         /// The peer's HELLO, held until its PROOF verifies.
         var peerHello: Hello? { if case let .awaitingProof(hello, _, _) = handshake { hello } else { nil } }
         /// The instance id the peer claims (awaiting its PROOF) or proved (ready).
-        var peerID: ID128? { peer?.id ?? peerHello?.instanceID }
+        var peerID: ID128? { provenID ?? claimedID }
         /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
         var heir: PeerInfo? { if case let .awaitingProof(_, _, heir) = handshake { heir } else { nil } }
 
