@@ -29,6 +29,9 @@ struct Epoll: ~Copyable {
 
     deinit { close(fd) }
 
+    /// The most events one `poll` returns.
+    var capacity: Int { events.count }
+
     private static func mask(_ interest: Interest) -> UInt32 {
         var m: UInt32 = 0
         if interest.contains(.read) { m |= EPOLLIN.rawValue | EPOLLRDHUP.rawValue }

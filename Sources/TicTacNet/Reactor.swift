@@ -168,13 +168,24 @@ public final class Reactor {
         swap(&batch, &readyBatch) // reused between turns: no allocation per wake-up
         defer { batch.removeAll(keepingCapacity: true); swap(&batch, &readyBatch) }
         try epoll.poll(timeoutMs: timeout, into: &batch)
-        for (token, ready) in batch {
-            let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
-            let generation = UInt32(truncatingIfNeeded: token >> 32)
-            // A callback earlier in this batch may have closed or replaced the fd.
-            guard let r = registrations[fd], r.generation == generation, !stopped else { continue }
-            let relevant = ready.intersection(r.interest.union(.hangup))
-            if !relevant.isEmpty { r.handler(relevant) }
+        // A full batch may leave ready descriptors in the kernel: take them too (without
+        // waiting) before the timers, so a deadline never fires on a link whose frames are
+        // already here but not yet read (an overloaded daemon would drop live peers as silent).
+        // Bounded: about one pass over every registration.
+        var rounds = registrations.count / epoll.capacity + 1
+        while true {
+            for (token, ready) in batch {
+                let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
+                let generation = UInt32(truncatingIfNeeded: token >> 32)
+                // A callback earlier in this batch may have closed or replaced the fd.
+                guard let r = registrations[fd], r.generation == generation, !stopped else { continue }
+                let relevant = ready.intersection(r.interest.union(.hangup))
+                if !relevant.isEmpty { r.handler(relevant) }
+            }
+            rounds -= 1
+            guard batch.count == epoll.capacity, rounds > 0, !stopped else { break }
+            batch.removeAll(keepingCapacity: true)
+            try epoll.poll(timeoutMs: 0, into: &batch)
         }
         fireTimers()
         runDeferred()

@@ -58,6 +58,30 @@ import TicTacTime
         #expect(calls == 1)
     }
 
+    @Test func everyReadyDescriptorIsServedBeforeTheTimersEvenBeyondOneBatch() throws {
+        // More ready descriptors than one epoll batch holds (256) and a timer already due: the
+        // timer runs after all of them, as a liveness deadline must not fire on a link whose
+        // data is waiting unread.
+        let r = try Reactor()
+        var pipes: [(read: Int32, write: Int32)] = []
+        defer { for p in pipes { close(p.read); close(p.write) } }
+        var served = 0
+        var servedWhenTimerFired: Int?
+        for _ in 0..<300 {
+            let p = try pipePair()
+            pipes.append(p)
+            try r.register(p.read, .read) { _ in
+                var b = [UInt8](repeating: 0, count: 16)
+                _ = read(p.read, &b, 16)
+                served += 1
+            }
+            _ = write(p.write, "x", 1)
+        }
+        r.schedule(at: r.now) { servedWhenTimerFired = served }
+        try r.runOnce(maxWait: .milliseconds(100))
+        #expect(servedWhenTimerFired == 300)
+    }
+
     @Test func idleLoopWaitsInsteadOfSpinning() throws {
         let r = try Reactor()
         let start = r.now
