@@ -52,7 +52,12 @@ extension FullScreenModel {
     /// The lobby: the list, then the prompt and notice low on the screen; the key help last.
     private func lobbyLines(width: Int, height: Int) -> [ScreenLine] {
         let top = lobbyTop()
-        let status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 2)
+        // The notice takes up to four lines when the peer list leaves them free, else two.
+        let listed = max(1, peers.count)
+        var status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 4)
+        if top.count + listed + status.count + 1 > height {
+            status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 2)
+        }
         let help = helpLine(width: width)
         var rows = top + peerRows(room: max(0, height - top.count - status.count - 1))
         rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - 1))
@@ -68,7 +73,7 @@ extension FullScreenModel {
         let size = game.size
         let status = statusLines(width: width)
         let help = helpLine(width: width)
-        var title: ScreenLine? = titleLine(), info: ScreenLine? = infoLine(game), score: ScreenLine? = scoreLine(game)
+        var title: ScreenLine? = titleLine(), info: ScreenLine? = infoLine(game, width: width), score: ScreenLine? = scoreLine(game)
         var topSpacer = true, statusSpacer = true
         var noticeMax = 2
         func notice() -> [ScreenLine] { noticeLines(width: width, maxLines: noticeMax) }
@@ -90,15 +95,20 @@ extension FullScreenModel {
         let roomWidth = width - Self.margin.count
 
         // Big cells (5 wide, 3 tall, with grid lines) only when everything else fits too.
+        // The choice is made with a notice of two lines, so the board does not change size as
+        // notices come and go; a longer notice then takes what room is left (up to four lines).
         if size.cols * 6 - 1 <= roomWidth, size.rows * 4 - 1 <= height - fixed() {
+            noticeMax = 4
+            while noticeMax > 2, size.rows * 4 - 1 > height - fixed() { noticeMax -= 1 }
             return assemble(bigBoard(game, winning: winning))
         }
+        noticeMax = 4
         let need = compactBoardSize(size)
         var letters = size != .classic
         func boardLines() -> Int { need.lines - (size != .classic && !letters ? 1 : 0) }
         // Last of all the column letters go (a confirmation's line on 11 x 11 at 40 x 14).
         let drops: [() -> Void] = [
-            { topSpacer = false }, { statusSpacer = false }, { noticeMax = 1 }, { score = nil },
+            { noticeMax = 2 }, { topSpacer = false }, { statusSpacer = false }, { noticeMax = 1 }, { score = nil },
             { noticeMax = 0 }, { title = nil }, { info = nil }, { letters = false },
         ]
         for drop in drops where boardLines() > height - fixed() { drop() }
@@ -107,7 +117,7 @@ extension FullScreenModel {
             // named is the least where the board shows with the pieces line.
             let wantWidth = max(width, need.width + Self.margin.count)
             let wantHeight = max(height, need.lines + status.count + 2)
-            info = infoLine(game)
+            info = infoLine(game, width: width)
             let text = "This \(size.rows)x\(size.cols) board does not fit: enlarge the window to \(wantWidth) x \(wantHeight)"
             let message = wrap(text, width: roomWidth, maxLines: 3).map { ScreenLine(Self.margin + $0, .warn) }
             return assemble(message)
@@ -170,14 +180,21 @@ extension FullScreenModel {
 
     // MARK: - Game
 
-    /// Who plays what, the opponent's name and the board's size and goal.
-    private func infoLine(_ game: Game) -> ScreenLine {
-        var info = ScreenLine(Self.margin + (hotSeat ? "\(Self.playerOne): " : "You: "))
+    /// Who plays what, the opponent's name and the board's size and goal; in a narrow window
+    /// the short form ("You: O  ben: X  3x3, 3 in a row").
+    private func infoLine(_ game: Game, width: Int) -> ScreenLine {
+        let name = clip(game.opponent.name, 32), size = game.size
+        let goal = "\(size.rows)x\(size.cols), \(size.k) in a row"
+        let me = hotSeat ? "\(Self.playerOne): " : "You: "
+        var gap = "    ", them = hotSeat ? "\(name): " : "Opponent: \(name) "
+        if textWidth(Self.margin + me + "O" + gap + them + "X" + gap + goal) > width {
+            (gap, them) = ("  ", "\(name): ")
+        }
+        var info = ScreenLine(Self.margin + me)
         info.add(String(game.piece.symbol), style(of: game.piece))
-        info.add(hotSeat ? "    \(clip(game.opponent.name, 32)): " : "    Opponent: \(clip(game.opponent.name, 32)) ")
+        info.add(gap + them)
         info.add(String(game.piece.opponent.symbol), style(of: game.piece.opponent))
-        let size = game.size
-        info.add("    \(size.rows)x\(size.cols), \(size.k) in a row", .dim)
+        info.add(gap + goal, .dim)
         return info
     }
 

@@ -631,7 +631,8 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         // 7 x 7 leaves room for the pieces line, the score and the start of the notice.
         let seven = screen(try startedGame(rows: 7, cols: 7), 40, 14)
         #expect(seven[0].hasPrefix(" tictac"))
-        #expect(seven.contains { $0.hasPrefix("  You: O    Opponent: bob X") })
+        #expect(seven.contains { $0 == "  You: O  bob: X  7x7, 3 in a row" }, "\(seven)") // the short form
+        #expect(screen(try startedGame(rows: 7, cols: 7)).contains { $0 == "  You: O    Opponent: bob X    7x7, 3 in a row" })
         #expect(seven.contains { $0.hasPrefix("  Score: won 0") })
         #expect(seven.contains { $0.hasPrefix("  You rolled 773028") })
         // 3 x 3 at 40 x 14: all nine numbered cells, as one line per row.
@@ -676,6 +677,27 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(seven[12].isEmpty)
         #expect(seven[13] == "  Your Turn")
         #expect(seven[14].hasPrefix("  You rolled 773028"))
+    }
+
+    @Test func aLongNoticeIsShownWholeWhereThereIsRoomAndTheBoardKeepsItsSize() throws {
+        let text = "DNS-SD unavailable: avahi-daemon is not running; using broadcast discovery only"
+        // The lobby at 40 x 14 with one peer: three lines, nothing cut.
+        var lobby = FullScreenModel(color: false, unicode: true)
+        lobby.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        lobby.apply(.peerFound(bob))
+        lobby.apply(.notice(text))
+        let lines = screen(lobby, 40, 14)
+        expectFits(lobby, width: 40, height: 14)
+        #expect(words(lines).contains(text), "\(lines)")
+        #expect(lines.contains { $0.contains("bob") } && lines[13].hasSuffix("q quit"))
+        // A game at 80 x 24: 3 x 3 stays in big cells under a four-line notice.
+        var game = try startedGame(rows: 3, cols: 3)
+        let long = Array(repeating: text, count: 3).joined(separator: "; ")
+        game.apply(.notice(long))
+        let big = screen(game)
+        expectFits(game, width: 80, height: 24)
+        #expect(big.contains { $0.contains("1  │  2  │  3") }, "\(big)")
+        #expect(big.filter { $0.contains("DNS-SD") || $0.contains("broadcast") }.count >= 3, "\(big)")
     }
 
     @Test func asciiFallback() {
