@@ -275,8 +275,9 @@ struct FullScreenModel {
     /// A cell's name being typed in a game (`c`, `c1`, `c12`; CellName), nil when none is.
     private(set) var cellEntry: String?
 
-    /// A key that gives the game away, waiting to be confirmed (the same key again, or y).
-    enum Confirm: Equatable { case resign, newGame }
+    /// A key that gives the game away, waiting to be confirmed (the same key again, or y):
+    /// r and n in any game in progress; q and l in a networked one (the peer wins it).
+    enum Confirm: Equatable { case resign, newGame, quit, lobby }
     private(set) var confirm: Confirm?
     /// Said once the next game has started: how the last one ended, if the player ended it.
     private var carriedNote: String?
@@ -297,6 +298,8 @@ struct FullScreenModel {
         switch confirm {
         case .resign: "Resign this game? r/y: yes, other: no"
         case .newGame: "Give up, new game? n/y: yes, other: no"
+        case .quit: "Quit and give up? q/y: yes, other: no"
+        case .lobby: "Give up for lobby? l/y: yes, other: no"
         case nil: followUpText
         }
     }
@@ -306,6 +309,8 @@ struct FullScreenModel {
         switch confirm {
         case .resign: return "Resign this game? r or y: yes, any other key: no"
         case .newGame: return "Give up this game and start a new one? n or y: yes, any other key: no"
+        case .quit: return "Quit and give this game up? q or y: yes, any other key: no"
+        case .lobby: return "Give this game up and go back to the lobby? l or y: yes, any other key: no"
         case nil: break
         }
         guard let countdown, let game, case .over = game.phase else { return nil }
@@ -328,14 +333,23 @@ struct FullScreenModel {
 
     // MARK: - Keys
 
+    /// A game against a peer on the network is on: leaving it (q, l) gives it to the peer.
+    private var networkGameInProgress: Bool {
+        guard me != nil, let game else { return false }
+        switch game.phase {
+        case .over, .rolling: return false
+        default: return true
+        }
+    }
+
     /// Handles one key; returns the command it stands for, if any.
     mutating func key(_ key: Key) -> Command? {
         if addressEntry != nil, game == nil, incoming == nil { return addressKey(key) }
         switch key {
         case .interrupt:
             return .interrupt
-        case .char("q"), .char("Q"):
-            return .quit
+        case .char("q") where !networkGameInProgress, .char("Q") where !networkGameInProgress:
+            return .quit // a networked game in progress asks first (gameKey)
         default:
             break
         }
@@ -420,13 +434,18 @@ struct FullScreenModel {
         if cellEntry != nil, let command = entryKey(key, size: size) { return command.command }
         if let asked = confirm {
             confirm = nil
-            let again: Character = asked == .resign ? "r" : "n"
+            let (again, command, no): (Character, Command, String) = switch asked {
+            case .resign: ("r", .resign, "Not resigned: play on")
+            case .newGame: ("n", .new, "No new game: play on")
+            case .quit: ("q", .quit, "Not quitting: play on")
+            case .lobby: ("l", .lobby, "Staying in this game: play on")
+            }
             if key == .char(again) || key == .char(Character(again.uppercased())) || key == .char("y") || key == .char("Y") {
                 if asked == .newGame { carriedNote = "You gave up the last game: it counts as a loss" }
                 notice = nil // an earlier "Not resigned: play on" would contradict what happens now
-                return asked == .resign ? .resign : .new
+                return command
             }
-            notice = Notice(text: asked == .resign ? "Not resigned: play on" : "No new game: play on", tone: .info)
+            notice = Notice(text: no, tone: .info)
             if key == .escape || key == .char("n") || key == .char("N") { return nil }
         }
         let inProgress: Bool = switch game.phase { case .over: false; default: true }
@@ -454,7 +473,14 @@ struct FullScreenModel {
                 guard inProgress else { return nil }
                 confirm = .resign
                 return nil
-            case "l", "L": return me == nil ? nil : .lobby // no lobby in a local game
+            case "l", "L":
+                guard me != nil else { return nil } // no lobby in a local game
+                guard networkGameInProgress else { return .lobby }
+                confirm = .lobby
+                return nil
+            case "q", "Q": // only a networked game in progress gets here (key(_:))
+                confirm = .quit
+                return nil
             case "n", "N":
                 if inProgress {
                     confirm = .newGame

@@ -114,7 +114,31 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(m.key(.interrupt) == .interrupt) // quits with the status of an interrupt
         var g = gameModel()
         #expect(g.key(.interrupt) == .interrupt)
-        #expect(g.key(.char("q")) == .quit)
+        // A networked game in progress: q and l would give it to the peer, so they ask first.
+        #expect(g.key(.char("q")) == nil)
+        #expect(screen(g).contains { $0 == "  Quit and give this game up? q or y: yes, any other key: no" })
+        #expect(g.key(.char("x")) == nil && g.notice?.text == "Not quitting: play on")
+        _ = g.key(.char("q"))
+        #expect(g.key(.char("y")) == .quit)
+        var h = gameModel()
+        #expect(h.key(.char("l")) == nil)
+        #expect(h.key(.char("l")) == .lobby)
+        var k = gameModel()
+        _ = k.key(.char("q"))
+        #expect(k.key(.char("Q")) == .quit)
+        // Between games, q and l act at once; in a local game q does (no peer loses anything).
+        var over = gameModel()
+        over.apply(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: bobOpponent))
+        #expect(over.key(.char("l")) == .lobby)
+        #expect(over.key(.char("q")) == .quit)
+        var local = FullScreenModel(color: false)
+        local.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        local.apply(.game(.yourTurn, opponent: bobOpponent))
+        #expect(local.key(.char("q")) == .quit)
+        // Ctrl-C is never asked about.
+        var c = gameModel()
+        _ = c.key(.char("q"))
+        #expect(c.key(.interrupt) == .interrupt)
     }
 
     @Test func fOpensTheFieldFromTheLobbyOnlyWhenTheDaemonServesIt() {
