@@ -706,7 +706,7 @@ public struct DaemonCore {
         let id = link.id
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
-        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
+        defer { pending.clearKeepingCapacity(); swap(&pending, &gameActions) }
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
             for i in pending.indices {
@@ -731,7 +731,7 @@ public struct DaemonCore {
                     return fail(id, code, text)
                 }
             }
-            pending.removeAll(keepingCapacity: true)
+            pending.clearKeepingCapacity()
             link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
