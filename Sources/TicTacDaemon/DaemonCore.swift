@@ -854,7 +854,7 @@ public struct DaemonCore {
             link.deadline = d // a class: one lookup, not a second one to write
             if let d { deadlines.push(d, id) }
         }
-        touched.removeAll(keepingCapacity: true)
+        touched.clearKeepingCapacity()
     }
 
     // MARK: - Output
