@@ -53,7 +53,8 @@ let package = Package(
         .target(name: "TicTacField", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"],
+                swiftSettings: optimized), // the bot runner sees every event of a bot daemon
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
             "TicTacDaemon", "TicTacTerminal", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime",

@@ -333,7 +333,7 @@ public final class Daemon {
     private func apply() {
         var pending: [DaemonAction] = []
         swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
-        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &actionBuffer) }
+        defer { pending.clearKeepingCapacity(); swap(&pending, &actionBuffer) }
         core.pollActions(into: &pending)
         // Consecutive frames for one link leave in one send(): a stream does not keep frame
         // boundaries (Protocol.md §2), and one answer often brings several (a game's last MOVE,

@@ -708,7 +708,7 @@ public struct DaemonCore {
         let id = link.id
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
-        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
+        defer { pending.clearKeepingCapacity(); swap(&pending, &gameActions) }
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
             for i in pending.indices {
@@ -733,7 +733,7 @@ public struct DaemonCore {
                     return fail(id, code, text)
                 }
             }
-            pending.removeAll(keepingCapacity: true)
+            pending.clearKeepingCapacity()
             link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
@@ -856,7 +856,7 @@ public struct DaemonCore {
             link.deadline = d // a class: one lookup, not a second one to write
             if let d { deadlines.push(d, id) }
         }
-        touched.removeAll(keepingCapacity: true)
+        touched.clearKeepingCapacity()
     }
 
     // MARK: - Output

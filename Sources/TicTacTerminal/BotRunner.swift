@@ -113,18 +113,31 @@ public final class BotRunner {
 public struct GameCounter {
     /// Opponents whose current game has had a move.
     private var moved: Set<ID128> = []
+    /// The opponent last put in `moved` (still there): a board comes with every move, and
+    /// hashing the id into the set each time cost more than the rest of the bot's event.
+    private var lastMoved: ID128?
 
     public init() {}
 
     /// Takes every daemon event in order; true for a game-over that counts.
     public mutating func counts(_ event: DaemonEvent) -> Bool {
         switch event {
-        case let .game(.gameStarted, opponent): moved.remove(opponent.id)
-        case let .game(.board, opponent): moved.insert(opponent.id)
-        case let .game(.gameOver, opponent): return moved.remove(opponent.id) != nil
-        case let .disconnected(opponent, _), let .matchEnded(opponent, _): moved.remove(opponent.id)
+        case let .game(.gameStarted, opponent): forget(opponent.id)
+        case let .game(.board, opponent):
+            guard lastMoved != opponent.id else { break }
+            moved.insert(opponent.id)
+            lastMoved = opponent.id
+        case let .game(.gameOver, opponent): return forget(opponent.id)
+        case let .disconnected(opponent, _), let .matchEnded(opponent, _): forget(opponent.id)
         default: break
         }
         return false
+    }
+
+    /// Takes `id` out of `moved`; true if it was there.
+    @discardableResult
+    private mutating func forget(_ id: ID128) -> Bool {
+        if lastMoved == id { lastMoved = nil }
+        return moved.remove(id) != nil
     }
 }

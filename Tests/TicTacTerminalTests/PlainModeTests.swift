@@ -494,4 +494,30 @@ import TicTacTime
         for e in [start, board, over] where counter.counts(.game(e, opponent: fair)) { counted += 1 }
         #expect(counted == 1, "a game with a move counts")
     }
+
+    @Test func gamesWithTwoOpponentsInterleavedAreCountedApart() throws {
+        let a = PeerInfo(id: ID128(high: 1, low: 1), name: "a", address: "198.18.0.1", port: nil, capabilities: [])
+        let b = PeerInfo(id: ID128(high: 2, low: 2), name: "b", address: "198.18.0.2", port: nil, capabilities: [])
+        var counter = GameCounter()
+        func counts(_ event: DaemonEvent) -> Bool { counter.counts(event) }
+        let start = GameEvent.gameStarted(piece: .o, first: true, size: .classic)
+        let board = GameEvent.board(Board(size: .classic))
+        let over = GameEvent.gameOver(result: .won, line: nil, resigned: true)
+        for (e, p) in [(start, a), (start, b), (board, a), (board, a), (board, b), (board, a)] {
+            #expect(!counts(.game(e, opponent: p)))
+        }
+        #expect(counts(.game(over, opponent: a)), "a moved")
+        // A's next game: no move yet, though a's id was the last one seen with a board.
+        #expect(!counts(.game(start, opponent: a)))
+        #expect(!counts(.game(over, opponent: a)), "a's new game had no move")
+        // A board from the same opponent as the last one before the game-over still counts.
+        #expect(!counts(.game(start, opponent: a)))
+        #expect(!counts(.game(board, opponent: a)))
+        #expect(counts(.game(over, opponent: a)), "a moved in its third game")
+        #expect(counts(.game(over, opponent: b)), "b moved")
+        #expect(!counts(.game(start, opponent: b)))
+        #expect(!counts(.game(board, opponent: b)))
+        #expect(!counts(.disconnected(b, reason: "gone")))
+        #expect(!counts(.game(over, opponent: b)), "b's move was in a game that ended with the link")
+    }
 }
