@@ -25,7 +25,7 @@ public final class BroadcastDiscovery {
     private var socket: UDPSocket?
     /// IPv6: the same datagrams to ff02::1 (all nodes) on each interface; nil where IPv6 is off.
     private var socket6: UDPSocket?
-    private var timer: (id: Reactor.TimerID, at: Instant)?
+    private let timer: DeadlineTimer
     private var lanInterfaces: [String]?
 
     /// Binds the discovery port (shared with other daemons on this host). `interfaces` restricts
@@ -35,11 +35,17 @@ public final class BroadcastDiscovery {
                 interfaces: [String] = [], config: DiscoveryConfig = DiscoveryConfig(), broadcast: Bool = true,
                 random: any RandomNumberGenerator) throws(NetError) {
         self.reactor = reactor
+        timer = DeadlineTimer(reactor: reactor)
         self.port = port
         self.only = Set(interfaces)
         var config = config
         if !broadcast { config.announces = false }
         self.core = DiscoveryCore(local: local, config: config, random: random)
+        timer.onFire = { [weak self] in
+            guard let self else { return }
+            core.handleTimeout(now: reactor.now)
+            apply()
+        }
         guard broadcast else { return }
         guard let any = SocketAddress(ip: "0.0.0.0", port: port) else { throw NetError("discovery address", errno: EINVAL) }
         socket = try UDPSocket(reactor: reactor, bind: any, maxDatagram: 2048) { [weak self] datagram in
@@ -85,8 +91,7 @@ public final class BroadcastDiscovery {
         guard let socket else { return }
         core.stop()
         apply()
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
+        timer.cancel()
         socket.close()
         self.socket = nil
         socket6?.close()
@@ -141,17 +146,6 @@ public final class BroadcastDiscovery {
     }
 
     private func rearm() {
-        let next = core.nextDeadline()
-        if let timer, let next, timer.at <= next { return }
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
-        guard let next, socket != nil else { return }
-        let id = reactor.schedule(at: next) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            self.core.handleTimeout(now: self.reactor.now)
-            self.apply()
-        }
-        timer = (id, next)
+        timer.follow(socket == nil ? nil : core.nextDeadline())
     }
 }

@@ -20,7 +20,7 @@ public final class FieldShell {
     /// IPv6 on the same port, for participants heard at IPv6 (link-local, scoped) addresses
     /// (Protocol.md §11); nil where IPv6 is off or the address bound is a specific one.
     private var socket6: UDPSocket?
-    private var timer: (id: Reactor.TimerID, at: Instant)?
+    private let timer: DeadlineTimer
     /// Participants' endpoints parsed once, not at every send (the text form is the core's).
     private var resolved: [FieldEndpoint: SocketAddress] = [:]
 
@@ -30,6 +30,7 @@ public final class FieldShell {
     /// must reach this field and no other.
     public init(reactor: Reactor, core: FieldCore, address: String = "0.0.0.0", port: UInt16 = 0) throws(NetError) {
         self.reactor = reactor
+        timer = DeadlineTimer(reactor: reactor)
         self.core = core
         guard let bind = SocketAddress(ip: address, port: port) else { throw NetError("field address \(address)", errno: EINVAL) }
         var received: (UDPSocket.Datagram) -> Void = { _ in }
@@ -54,6 +55,11 @@ public final class FieldShell {
         socket6 = s6
         self.port = s.port
         received = { [weak self] datagram in self?.received(datagram) }
+        timer.onFire = { [weak self] in
+            guard let self else { return }
+            self.core.handleTimeout(now: self.reactor.now)
+            self.apply()
+        }
     }
 
     /// True when the field also listens on IPv6.
@@ -106,8 +112,7 @@ public final class FieldShell {
         guard socket != nil else { return }
         core.leave()
         apply()
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
+        timer.cancel()
         closeSockets()
     }
 
@@ -121,8 +126,7 @@ public final class FieldShell {
 
     /// Closes the socket without a word, as a crash would (for tests of expiry).
     public func vanish() {
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
+        timer.cancel()
         closeSockets()
     }
 
@@ -166,17 +170,6 @@ public final class FieldShell {
     }
 
     private func rearm() {
-        let next = core.nextDeadline()
-        if let timer, let next, timer.at <= next { return }
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
-        guard let next, socket != nil else { return }
-        let id = reactor.schedule(at: next) { [weak self] in
-            guard let self else { return }
-            self.timer = nil
-            self.core.handleTimeout(now: self.reactor.now)
-            self.apply()
-        }
-        timer = (id, next)
+        timer.follow(socket == nil ? nil : core.nextDeadline())
     }
 }

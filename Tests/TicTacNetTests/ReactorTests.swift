@@ -58,6 +58,25 @@ import TicTacTime
         #expect(calls == 1)
     }
 
+    @Test func aDeadlineTimerFollowsTheEarliestDeadlineAndFiresOnce() throws {
+        let r = try Reactor()
+        let t = DeadlineTimer(reactor: r)
+        var fired: [Duration] = []
+        let base = r.now
+        t.onFire = { fired.append(r.now - base) }
+        t.follow(base + .milliseconds(40))
+        t.follow(base + .milliseconds(60)) // later: the 40 ms timer stays
+        t.follow(base + .milliseconds(20)) // earlier: replaces it
+        r.schedule(at: base + .milliseconds(80)) { r.stop() }
+        try r.run()
+        #expect(fired.count == 1 && fired[0] >= .milliseconds(20) && fired[0] < .milliseconds(40))
+        t.follow(r.now + .milliseconds(10))
+        t.follow(nil) // none: cancelled
+        r.schedule(after: .milliseconds(30)) { r.stop() }
+        try r.run()
+        #expect(fired.count == 1)
+    }
+
     @Test func everyReadyDescriptorIsServedBeforeTheTimersEvenBeyondOneBatch() throws {
         // More ready descriptors than one epoll batch holds (256) and a timer already due: the
         // timer runs after all of them, as a liveness deadline must not fire on a link whose
