@@ -45,7 +45,7 @@ public final class Daemon {
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
-    private var timer: (id: Reactor.TimerID, at: Instant)?
+    private let timer: DeadlineTimer
     /// Every presence-table change, after the core has seen it (the collaborative field's
     /// participants come from here, Protocol.md §11).
     public var onPresence: (DiscoveryEvent) -> Void = { _ in }
@@ -60,12 +60,18 @@ public final class Daemon {
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
         self.reactor = reactor
         self.core = DaemonCore(config: config)
+        timer = DeadlineTimer(reactor: reactor)
         // Room for the listener, discovery, stdin/stdout, signals, and what refusing needs.
         maxConnections = max(16, min(4096, DescriptorLimit.raise() - 64 - 64))
         listener = try TCPListener(reactor: reactor, port: port) { [weak self] fd, remote in
             self?.accepted(fd, remote)
         }
         listener?.onError = { [weak self] error in self?.onLog("accepting a connection: \(error)") }
+        timer.onFire = { [weak self] in
+            guard let self else { return }
+            core.handleTimeout(now: reactor.now)
+            apply()
+        }
     }
 
     /// The TCP port actually listened on (the one to announce).
@@ -406,19 +412,6 @@ public final class Daemon {
     }
 
     private func rearm() {
-        let next = core.nextDeadline()
-        // A timer already set for no later than the next deadline can stay: if it fires early,
-        // handleTimeout finds nothing due and we re-arm then. Saves a cancel per frame.
-        if let timer, let next, timer.at <= next { return }
-        if let timer { reactor.cancel(timer.id) }
-        timer = nil
-        guard let next else { return }
-        let id = reactor.schedule(at: next) { [weak self] in
-            guard let self else { return }
-            timer = nil
-            core.handleTimeout(now: reactor.now)
-            apply()
-        }
-        timer = (id, next)
+        timer.follow(core.nextDeadline())
     }
 }

@@ -25,7 +25,7 @@ extension Duration {
     public var wholeNanoseconds: Int64 {
         let atto = attoseconds
         // 10^9 = 2^9 * 1_953_125, and for x >= 0, (x / 2^9) / 1_953_125 == x / 10^9 (floor
-        // division composes). Below 2^72 as (about 78 minutes: every deadline we sum), x >> 9
+        // division composes). Below 2^72 attoseconds (about 78 minutes: every deadline we sum), x >> 9
         // fits an Int64, so one 64-bit division by a constant (a multiplication) does instead of
         // the 128-bit division (__divti3, about 100 instructions; `components` takes two).
         if atto >= 0, atto >> 72 == 0 { return Int64(truncatingIfNeeded: atto >> 9) / 1_953_125 }
