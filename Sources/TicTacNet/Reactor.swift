@@ -40,8 +40,30 @@ public final class Reactor {
     /// Work deferred to the end of the current turn (`afterBatch`).
     private var deferred: [() -> Void] = []
 
+    /// One read buffer for every connection of the loop (reads never overlap on one thread),
+    /// allocated once: a temporary of this size is not on the stack but a malloc per read.
+    private var readBuffer: UnsafeMutableRawBufferPointer?
+    private var readBufferInUse = false
+    public static let readBufferSize = 16 * 1024
+
     public init() throws(NetError) {
         epoll = try Epoll()
+    }
+
+    deinit { readBuffer?.deallocate() }
+
+    /// Runs `body` with the loop's read buffer (`readBufferSize` bytes, uninitialised). A call
+    /// made from inside another's `body` (a frame handler closing a connection that drains its
+    /// input) gets a buffer of its own.
+    public func withReadBuffer<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        if readBufferInUse {
+            return try withUnsafeTemporaryAllocation(byteCount: Self.readBufferSize, alignment: 16, body)
+        }
+        let buffer = readBuffer ?? UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+        readBuffer = buffer
+        readBufferInUse = true
+        defer { readBufferInUse = false }
+        return try body(buffer)
     }
 
     /// The monotonic clock, as engine time.

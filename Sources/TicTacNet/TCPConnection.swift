@@ -236,13 +236,13 @@ public final class TCPConnection {
     }
 
     private func readAvailable() {
-        // A temporary (uninitialised, usually stack) buffer per read keeps the connection itself
-        // small: between reads the decoder holds only the leftovers of an incomplete frame.
+        // The loop's one read buffer keeps the connection itself small: between reads the
+        // decoder holds only the leftovers of an incomplete frame.
         var failure: WireError?
-        let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 * 1024) { buffer in
+        let n = reactor.withReadBuffer { buffer in
             let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
             guard n > 0 else { return n }
-            let bytes = UnsafeBufferPointer(rebasing: buffer[0..<n])
+            let bytes = UnsafeBufferPointer(rebasing: buffer.bindMemory(to: UInt8.self)[0..<n])
             bytesIn += n
             onRead?(bytes)
             // While closing, input is read and dropped: nothing more is decoded, and a drained
