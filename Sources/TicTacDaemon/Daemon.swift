@@ -351,6 +351,7 @@ public final class Daemon {
             guard let b = batch else { return }
             batch = nil
             connections[b.id]?.send(b.bytes)
+            core.recycle(b.bytes) // written or copied into the connection's queue: reused
         }
         for i in pending.indices {
             // Each action is moved out (a payload-free one left in its place, never carried out,
@@ -358,7 +359,13 @@ public final class Daemon {
             var action = DaemonAction.close(0, flush: false)
             swap(&action, &pending[i])
             if case let .send(id, bytes) = action {
-                if batch?.id == id { batch?.bytes.append(contentsOf: bytes) } else { sendBatch(); batch = (id, bytes) }
+                if batch?.id == id {
+                    batch?.bytes.append(contentsOf: bytes)
+                    core.recycle(bytes)
+                } else {
+                    sendBatch()
+                    batch = (id, bytes)
+                }
                 continue
             }
             sendBatch()

@@ -51,6 +51,9 @@ public struct DaemonCore {
     private var actions: [DaemonAction] = []
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
+    /// Emptied frame buffers the shell gave back (`recycle`): frames are encoded into them, so
+    /// a warm loop allocates no array per frame sent.
+    private var spareFrameBuffers: [[UInt8]] = []
     private var random: AnyRandom
     /// The bot's move choices: seeded from `random`, no system call per draw (die rolls and
     /// nonces keep `random`, in production the system's cryptographic generator).
@@ -870,7 +873,18 @@ public struct DaemonCore {
     private mutating func send(_ link: Link, _ message: Message, version: UInt8? = nil) {
         guard !link.closing else { return }
         touch(link.id) // sending is how almost every state change shows; its timers may move
-        actions.append(.send(link.id, message.encoded(version: version ?? link.version ?? ProtocolVersion.current)))
+        var bytes = spareFrameBuffers.popLast() ?? []
+        message.encode(into: &bytes, version: version ?? link.version ?? ProtocolVersion.current)
+        actions.append(.send(link.id, bytes))
+    }
+
+    /// Gives back the bytes of a `send` action once they are written (or queued elsewhere):
+    /// the buffer is reused for a later frame. Optional: a buffer not given back is freed.
+    public mutating func recycle(_ bytes: consuming [UInt8]) {
+        var buffer = bytes
+        guard spareFrameBuffers.count < 4, buffer.capacity <= 4096 else { return }
+        buffer.removeAll(keepingCapacity: true)
+        spareFrameBuffers.append(buffer)
     }
 
     /// Marks a link's deadline for recomputing at the next refresh. A frame and its answer touch

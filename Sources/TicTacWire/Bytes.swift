@@ -17,6 +17,16 @@ public struct ByteWriter: Sendable {
         }
     }
 
+    /// Appends to `bytes` (moved in, not copied).
+    init(taking bytes: consuming [UInt8]) { self.bytes = bytes }
+
+    /// The bytes written, moved out (the writer is left empty).
+    mutating func take() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        return out
+    }
+
     public mutating func write<T: FixedWidthInteger>(_ value: T) {
         // Byte by byte, most significant first: appending a few bytes one at a time is cheaper
         // than appending a buffer of them (this runs for every field of every frame).

@@ -3,11 +3,25 @@
 /// later version can add fields), refuse a repeated tag, and check each known field's length.
 struct FieldWriter {
     private var w: ByteWriter
+    /// Where the header's room begins (bytes before it belong to earlier frames).
+    private let start: Int
     private let headerRoom: Int
 
     /// Leaves `headerRoom` bytes in front of the fields for `framed`.
     init(headerRoom: Int = 0) {
         w = ByteWriter(capacity: headerRoom + 52, zeros: headerRoom) // every message but HELLO, PROOF and ERROR fits
+        start = 0
+        self.headerRoom = headerRoom
+    }
+
+    /// The same after the bytes already in `buffer`, which is taken over (left empty) until
+    /// `frame(into:)` gives it back.
+    init(appendingTo buffer: inout [UInt8], headerRoom: Int) {
+        var taken: [UInt8] = []
+        swap(&taken, &buffer)
+        start = taken.count
+        taken.append(contentsOf: repeatElement(0, count: headerRoom))
+        w = ByteWriter(taking: taken)
         self.headerRoom = headerRoom
     }
 
@@ -15,12 +29,22 @@ struct FieldWriter {
 
     /// The frame's bytes (Protocol.md §2): the header written into the room left in front.
     mutating func framed(version: UInt8, type: UInt8) -> [UInt8] {
-        for (i, byte) in Frame.magic.enumerated() { w.overwrite(at: i, byte) }
-        w.overwrite(at: 4, version)
-        w.overwrite(at: 5, type)
-        w.overwrite(at: 6, UInt16(0)) // flags: none
-        w.overwrite(at: 8, UInt32(w.bytes.count - headerRoom))
+        writeHeader(version: version, type: type)
         return w.bytes
+    }
+
+    /// The same, given back to the buffer taken by `init(appendingTo:)`.
+    mutating func frame(version: UInt8, type: UInt8, into buffer: inout [UInt8]) {
+        writeHeader(version: version, type: type)
+        buffer = w.take()
+    }
+
+    private mutating func writeHeader(version: UInt8, type: UInt8) {
+        for (i, byte) in Frame.magic.enumerated() { w.overwrite(at: start + i, byte) }
+        w.overwrite(at: start + 4, version)
+        w.overwrite(at: start + 5, type)
+        w.overwrite(at: start + 6, UInt16(0)) // flags: none
+        w.overwrite(at: start + 8, UInt32(w.bytes.count - start - headerRoom))
     }
 
     mutating func raw(_ tag: UInt8, _ value: some Collection<UInt8>) {

@@ -88,6 +88,13 @@ extension Message {
         return f.framed(version: version, type: kind.rawValue)
     }
 
+    /// The same bytes appended to `buffer` (a sender's reused buffer: no array per frame).
+    public func encode(into buffer: inout [UInt8], version: UInt8 = ProtocolVersion.current) {
+        var f = FieldWriter(appendingTo: &buffer, headerRoom: Frame.headerLength)
+        write(into: &f)
+        f.frame(version: version, type: kind.rawValue, into: &buffer)
+    }
+
     /// Decodes a frame's message. HELLO and ERROR are frozen across versions and decode under any
     /// header version (so a peer of another version is told why it is refused); every other type
     /// needs a version in `ProtocolVersion.supported`.
