@@ -767,7 +767,7 @@ public struct DaemonCore {
     /// Hands out the next search when none is out: the waiting move of the address served
     /// longest ago, oldest first within it.
     private mutating func startSearch() {
-        guard let bot = config.bot, searching == nil, let random = searchRandom else { return }
+        guard let bot = config.bot, searching == nil, !waitingSearches.isEmpty, let random = searchRandom else { return }
         waitingSearches.removeAll { links[$0]?.game?.state != .myTurn || links[$0]?.closing != false }
         let pick = waitingSearches.indices.min { a, b in
             let x = lastSearched[links[waitingSearches[a]]?.address ?? ""] ?? 0

@@ -182,10 +182,12 @@ public struct Board: Sendable, Hashable {
     public func winningLine(through cell: Int) -> WinningLine? {
         let piece = cells[cell]
         guard piece != .empty else { return nil }
-        for line in linesByCell.through[cell] where line.allSatisfy({ cells[$0] == piece }) {
-            return WinningLine(piece: piece, cells: line)
+        // Read through buffers: iterating the lines by value retained and released each one.
+        let lines = linesByCell.through[cell]
+        let found = cells.withUnsafeBufferPointer { board in
+            lines.firstIndex { line in line.withUnsafeBufferPointer { $0.allSatisfy { board[$0] == piece } } }
         }
-        return nil
+        return found.map { WinningLine(piece: piece, cells: lines[$0]) }
     }
 
     public var outcome: Outcome {

@@ -76,11 +76,11 @@ struct Fields {
     let type: UInt8
     /// The payload, checked whole by `init`; a field is found by walking its TLVs again (a
     /// payload holds a handful of fields: cheaper than building a table of them per frame).
-    private let payload: [UInt8]
+    private let payload: ArraySlice<UInt8>
     /// The tags present, one bit each (tags are bytes).
     private var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    init(type: UInt8, payload: [UInt8]) throws(WireError) {
+    init(type: UInt8, payload: ArraySlice<UInt8>) throws(WireError) {
         self.type = type
         self.payload = payload
         var r = ByteReader(payload)

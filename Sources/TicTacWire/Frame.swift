@@ -18,9 +18,15 @@ public struct Frame: Sendable, Equatable {
     public var version: UInt8
     public var type: UInt8
     public var flags: UInt16
-    public var payload: [UInt8]
+    /// A slice: a frame read from a stream shares the reader's buffer instead of a copy of its
+    /// own (an allocation per frame). Keep a frame past its handling only as `Array(payload)`.
+    public var payload: ArraySlice<UInt8>
 
     public init(version: UInt8, type: UInt8, flags: UInt16 = 0, payload: [UInt8]) {
+        self.init(version: version, type: type, flags: flags, payload: payload[...])
+    }
+
+    public init(version: UInt8, type: UInt8, flags: UInt16 = 0, payload: ArraySlice<UInt8>) {
         self.version = version
         self.type = type
         self.flags = flags
@@ -73,7 +79,7 @@ public struct Frame: Sendable, Equatable {
         let end = headerLength + h.length
         guard bytes.count >= end else { throw .truncated }
         guard bytes.count == end else { throw .trailingBytes(bytes.count - end) }
-        return Frame(version: h.version, type: h.type, flags: h.flags, payload: Array(bytes[headerLength..<end]))
+        return Frame(version: h.version, type: h.type, flags: h.flags, payload: bytes[headerLength..<end])
     }
 }
 
@@ -118,17 +124,24 @@ public struct FrameDecoder: Sendable {
             return nil
         }
         let frame = Frame(version: header.version, type: header.type, flags: header.flags,
-                          payload: Array(buffer[(start + Frame.headerLength)..<end]))
+                          payload: buffer[(start + Frame.headerLength)..<end])
         start = end
         return frame
     }
 
     /// Drops consumed bytes once they are the larger part of the buffer, so appends stay
-    /// amortised O(1) and memory stays bounded by one frame plus one read.
+    /// amortised O(1) and memory stays bounded by one frame plus one read. A buffer read to the
+    /// end (the usual case) is emptied in place; its room is kept up to `keptCapacity`.
     private mutating func compact() {
-        if start > 0, start >= buffer.count / 2 {
+        if start > 0, start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= Self.keptCapacity)
+            start = 0
+        } else if start > 0, start >= buffer.count / 2 {
             buffer.removeFirst(start)
             start = 0
         }
     }
+
+    /// The most room an emptied buffer keeps for the next read (a frame or two of a game).
+    static let keptCapacity = 512
 }
