@@ -91,7 +91,7 @@ public struct DaemonCore {
     /// The lobby: every peer discovery sees or a handshaken link carries, sorted by name.
     public var peers: [PeerInfo] {
         var byID: [ID128: PeerInfo] = [:]
-        for link in links.values where link.announced { if let p = link.peer, p.capabilities.contains(.tictactoe) { byID[p.id] = p } }
+        for link in links.values where link.announced { if let p = link.peer, p.capabilities.listedInLobby { byID[p.id] = p } }
         for (id, p) in present { byID[id] = info(p, link: byID[id]) }
         return byID.values.sorted { ($0.name.lowercased(), $0.id) < ($1.name.lowercased(), $1.id) }
     }
@@ -268,7 +268,7 @@ public struct DaemonCore {
             return
         }
         if let p = present[peer.id] { return emit(.peerUpdated(info(p, link: nil))) } // still on the LAN
-        if peer.capabilities.contains(.tictactoe) { emit(.peerLost(peer, reason: why)) } // else never listed
+        if peer.capabilities.listedInLobby { emit(.peerLost(peer, reason: why)) } // else never listed
     }
 
     // MARK: - Presence
@@ -277,10 +277,9 @@ public struct DaemonCore {
     public mutating func presence(_ event: DiscoveryEvent, now: Instant) {
         switch event {
         case let .found(p), let .updated(p):
-            // The lobby lists only peers that offer tic-tac-toe (capability bit 0, Protocol.md §6
-            // ANNOUNCE; TXT `g=ttt`, §10): a `tictac spheres` daemon announces the field alone.
-            // The field hears of it from the presence table itself (Daemon.onPresence).
-            guard p.capabilities.contains(.tictactoe) else { return presence(.lost(p, reason: "offers no tic-tac-toe"), now: now) }
+            // The field hears of a peer the lobby does not list from the presence table itself
+            // (Daemon.onPresence).
+            guard p.capabilities.listedInLobby else { return presence(.lost(p, reason: "offers no tic-tac-toe"), now: now) }
             let known = present[p.id] != nil || linkedPeer(p.id) != nil
             present[p.id] = p
             let shown = info(p, link: linkedPeer(p.id))
@@ -315,7 +314,7 @@ public struct DaemonCore {
         if let p = present[peer.id] {
             // Already in the lobby by discovery; HELLO's capabilities may say more than it did.
             if info(p, link: peer) != info(p, link: nil) { emit(.peerUpdated(info(p, link: peer))) }
-        } else if peer.capabilities.contains(.tictactoe) {
+        } else if peer.capabilities.listedInLobby {
             emit(.peerFound(peer))
         } else {
             // As presence() does for discovery: a link's peer is listed only if it offers tic-tac-toe.
@@ -927,4 +926,11 @@ public struct DaemonCore {
         }
         actions.append(.close(id, flush: false))
     }
+}
+
+extension Capabilities {
+    /// The lobby lists only peers that offer tic-tac-toe (capability bit 0, Protocol.md §6
+    /// ANNOUNCE; TXT `g=ttt`, §10), whether discovery or a link's HELLO tells: a `tictac spheres`
+    /// daemon announces the field alone.
+    var listedInLobby: Bool { contains(.tictactoe) }
 }
