@@ -724,7 +724,7 @@ public struct DaemonCore {
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
-                    emit(.game(event, opponent: peer))
+                    if config.gameEvents.contains(event.kind) { emit(.game(event, opponent: peer)) }
                     guard config.bot != nil else { continue }
                     switch event {
                     case .yourTurn: botTurns.append(id)

@@ -31,6 +31,9 @@ public struct DaemonConfig {
     public var handshakeTimeout: Duration = .seconds(5)
     public var inviteTimeout: Duration = .seconds(30)
     public var rematchDelay: Duration = .seconds(3)
+    /// The game events the front is given (`DaemonEvent.game`); the others are not built. The
+    /// game itself runs the same whatever is left out.
+    public var gameEvents: GameEventKinds = .all
     /// Seconds per move our player asks for; zero asks for no clock. The game uses the shorter
     /// of both players' nonzero asks; our daemon resigns for our player when it runs out, and
     /// ends a game whose peer overruns it by `GameSession.moveGrace` (Protocol.md §9).

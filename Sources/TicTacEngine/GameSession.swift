@@ -73,6 +73,43 @@ public enum GameEvent: Sendable, Equatable {
     case interrupted
 }
 
+/// Kinds of `GameEvent`, for an owner that wants only some: a headless bot has no use for the
+/// board and the turn after every move, and building events nobody reads cost it about a
+/// quarter of its work per move (tools/bench/instructions).
+public struct GameEventKinds: OptionSet, Sendable {
+    public let rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    public static let gameStarted = GameEventKinds(rawValue: 1 << 0)
+    public static let rolls = GameEventKinds(rawValue: 1 << 1)
+    public static let timeUp = GameEventKinds(rawValue: 1 << 2)
+    public static let yourTurn = GameEventKinds(rawValue: 1 << 3)
+    public static let opponentTurn = GameEventKinds(rawValue: 1 << 4)
+    public static let opponentMoved = GameEventKinds(rawValue: 1 << 5)
+    public static let board = GameEventKinds(rawValue: 1 << 6)
+    public static let gameOver = GameEventKinds(rawValue: 1 << 7)
+    public static let score = GameEventKinds(rawValue: 1 << 8)
+    public static let interrupted = GameEventKinds(rawValue: 1 << 9)
+    public static let all = GameEventKinds(rawValue: (1 << 10) - 1)
+}
+
+extension GameEvent {
+    public var kind: GameEventKinds {
+        switch self {
+        case .gameStarted: .gameStarted
+        case .rolls: .rolls
+        case .timeUp: .timeUp
+        case .yourTurn: .yourTurn
+        case .opponentTurn: .opponentTurn
+        case .opponentMoved: .opponentMoved
+        case .board: .board
+        case .gameOver: .gameOver
+        case .score: .score
+        case .interrupted: .interrupted
+        }
+    }
+}
+
 /// The two clocks of Protocol.md §9.
 public enum Clock: String, Sendable {
     /// The first-move decision (commit, reveal, acknowledge).

@@ -63,7 +63,7 @@ public final class BotRunner {
         switch event {
         case let .game(.gameOver(result, _, _), opponent):
             guard counter.counts(event) else {
-                return log("\(opponent.name) ended a game before any move: not counted")
+                return log("\(opponent.name) ended a game before making a move: not counted")
             }
             games += 1
             if json {
@@ -107,14 +107,18 @@ public final class BotRunner {
     }
 }
 
-/// Which finished games `bot --max-games` counts: only those in which a move was made. A game
-/// that ended before any move (a resignation right after the roll) is not counted, so a peer
-/// doing that in a loop cannot use up the budget (issue 7 §4).
+/// Which finished games `bot --max-games` counts: only those in which the opponent made a move.
+/// A game the opponent ended before making one (a resignation right after the roll, or after
+/// the bot's first move) is not counted, so a peer doing that in a loop cannot use up the
+/// budget (issue 7 §4).
 public struct GameCounter {
-    /// Opponents whose current game has had a move.
+    /// The game events the counter needs (the bot's daemon builds no others: `DaemonConfig.gameEvents`).
+    public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver]
+
+    /// Opponents whose current game has had a move of theirs.
     private var moved: Set<ID128> = []
-    /// The opponent last put in `moved` (still there): a board comes with every move, and
-    /// hashing the id into the set each time cost more than the rest of the bot's event.
+    /// The opponent last put in `moved` (still there): one of its moves comes every few events,
+    /// and hashing the id into the set each time cost more than the rest of the bot's event.
     private var lastMoved: ID128?
 
     public init() {}
@@ -123,7 +127,7 @@ public struct GameCounter {
     public mutating func counts(_ event: DaemonEvent) -> Bool {
         switch event {
         case let .game(.gameStarted, opponent): forget(opponent.id)
-        case let .game(.board, opponent):
+        case let .game(.opponentMoved, opponent):
             guard lastMoved != opponent.id else { break }
             moved.insert(opponent.id)
             lastMoved = opponent.id

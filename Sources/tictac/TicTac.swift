@@ -116,7 +116,7 @@ struct DaemonOptions: ParsableArguments {
     }
 
     func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
-                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2) throws -> Daemon {
+                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, gameEvents: GameEventKinds = .all) throws -> Daemon {
         var keyRandom = random.fork(DaemonOptions.identityStream).makeGenerator()
         let key = try identity.map { path in try running(.config, nil, IdentityFile.loadOrCreate(path: path, using: &keyRandom)) }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities,
@@ -126,6 +126,7 @@ struct DaemonOptions: ParsableArguments {
         config.bot = bot
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
+        config.gameEvents = gameEvents
         let daemon = try running(.unavailable, "cannot listen on TCP port \(port)",
                                  Daemon(reactor: reactor, config: config, port: UInt16(clamping: port)))
         daemon.maxLinksPerAddress = maxLinksPerAddress
@@ -372,9 +373,10 @@ struct BotCommand: ParsableCommand {
     var level: BotLevel = .perfect
 
     @Option(parsing: .unconditional, help: """
-        Exit after this many finished games, counted over all peers together. A game that ended \
-        before any move (a resignation right after the roll) is not counted, but a peer that \
-        moves once and resigns can still use them up: leave it unset for a bot open to the LAN.
+        Exit after this many finished games, counted over all peers together. A game in which \
+        the opponent made no move (a resignation right after the roll) is not counted, but a \
+        peer that moves once and resigns can still use them up: leave it unset for a bot open \
+        to the LAN.
         """)
     var maxGames: Int?
 
@@ -399,7 +401,7 @@ struct BotCommand: ParsableCommand {
         let random = options.randomSource
         let daemon = try options.makeDaemon(reactor: reactor, random: random, name: try options.displayName(default: "-bot"),
                                             capabilities: [.tictactoe, .bot], bot: Bot(level: level),
-                                            maxLargeGames: maxLargeGames)
+                                            maxLargeGames: maxLargeGames, gameEvents: GameCounter.gameEvents)
         if let notice = options.startDiscovery(daemon, random: random, notify: { logger.warning("\($0)") }) {
             logger.warning("\(notice)")
         }

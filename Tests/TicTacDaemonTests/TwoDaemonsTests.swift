@@ -65,6 +65,31 @@ final class Log {
         #expect(logB.has { if case .peerLost = $0 { true } else { false } })
     }
 
+    @Test func aDaemonGivenSomeGameEventsGetsOnlyThoseAndStillPlays() throws {
+        // Alpha's front takes only what a headless bot counts with (`DaemonConfig.gameEvents`):
+        // it gets those kinds and no others, and the games still run to the end on both sides.
+        let reactor = try Reactor()
+        let wanted: [GameEventKinds] = [.gameStarted, .opponentMoved, .gameOver]
+        var c = config("alpha", seed: 11, bot: .random)
+        c.gameEvents = GameEventKinds(wanted)
+        let a = try Daemon(reactor: reactor, config: c)
+        let b = try Daemon(reactor: reactor, config: config("beta", seed: 12, bot: .random))
+        let logA = Log(), logB = Log()
+        a.onEvent = { logA.events.append($0) }
+        b.onEvent = { logB.events.append($0) }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        #expect(try run(reactor) { logA.results.count >= 10 && logB.results.count >= 10 })
+        let kinds = Set(logA.events.compactMap { if case let .game(e, _) = $0 { e.kind.rawValue } else { nil } })
+        #expect(kinds == Set(wanted.map(\.rawValue)), "alpha was given \(kinds)")
+        let kindsB = Set(logB.events.compactMap { if case let .game(e, _) = $0 { e.kind.rawValue } else { nil } })
+        #expect(kindsB.isSuperset(of: [GameEventKinds.board.rawValue, GameEventKinds.yourTurn.rawValue, GameEventKinds.score.rawValue]))
+        let n = min(logA.results.count, logB.results.count)
+        let mirrored: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
+        #expect(Array(logA.results.prefix(n)) == logB.results.prefix(n).map { mirrored[$0]! })
+        a.leave()
+        try run(reactor, for: .seconds(5)) { b.connectionCount == 0 }
+    }
+
     @Test func aConnectToAPeerNotYetStartedKeepsTryingUntilItAnswers() throws {
         let reactor = try Reactor()
         let human = try Daemon(reactor: reactor, config: config("dave", seed: 5))

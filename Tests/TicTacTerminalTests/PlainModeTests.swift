@@ -476,8 +476,8 @@ import TicTacTime
     }
 }
 
-/// `bot --max-games` counts only games with a move (issue 7 §4): resigning right after the roll
-/// in a loop does not use it up.
+/// `bot --max-games` counts only games in which the opponent moved (issue 7 §4): resigning right
+/// after the roll, or after the bot's first move, in a loop does not use it up.
 @Suite struct GameCounterTests {
     @Test func resigningBeforeAnyMoveIsNotCounted() throws {
         let hostile = PeerInfo(id: ID128(high: 1, low: 1), name: "h", address: "198.18.0.1", port: nil, capabilities: [])
@@ -486,12 +486,14 @@ import TicTacTime
         let start = GameEvent.gameStarted(piece: .o, first: true, size: .classic)
         let over = GameEvent.gameOver(result: .won, line: nil, resigned: true)
         var counted = 0
-        for _ in 0..<100 { // the hostile peer: a game, then resign
+        let ours = [GameEvent.board(Board(size: .classic)), .opponentTurn] // the bot's own move
+        for _ in 0..<100 { // the hostile peer: a game, then resign (at once, or after the bot's move)
             for e in [start, over] where counter.counts(.game(e, opponent: hostile)) { counted += 1 }
+            for e in [start] + ours + [over] where counter.counts(.game(e, opponent: hostile)) { counted += 1 }
         }
         #expect(counted == 0)
-        let board = GameEvent.board(Board(size: .classic))
-        for e in [start, board, over] where counter.counts(.game(e, opponent: fair)) { counted += 1 }
+        let moved = GameEvent.opponentMoved(cell: 4)
+        for e in [start, moved, over] where counter.counts(.game(e, opponent: fair)) { counted += 1 }
         #expect(counted == 1, "a game with a move counts")
     }
 
@@ -501,7 +503,7 @@ import TicTacTime
         var counter = GameCounter()
         func counts(_ event: DaemonEvent) -> Bool { counter.counts(event) }
         let start = GameEvent.gameStarted(piece: .o, first: true, size: .classic)
-        let board = GameEvent.board(Board(size: .classic))
+        let board = GameEvent.opponentMoved(cell: 0)
         let over = GameEvent.gameOver(result: .won, line: nil, resigned: true)
         for (e, p) in [(start, a), (start, b), (board, a), (board, a), (board, b), (board, a)] {
             #expect(!counts(.game(e, opponent: p)))
