@@ -156,7 +156,7 @@ public struct DaemonCore {
     /// lives in a heap, recomputed only for the links an input touched.
     public mutating func nextDeadline() -> Instant? {
         refreshDeadlines()
-        while let top = deadlines.first, links[top.value]?.deadline != top.at { deadlines.popFirst() }
+        while let top = deadlines.first, links[top.value]?.heapAt != top.at { deadlines.popFirst() } // stale
         var best = deadlines.first?.at
         for at in dialing.values { best = min(best ?? at + Self.dialTimeout, at + Self.dialTimeout) }
         return best
@@ -444,8 +444,16 @@ public struct DaemonCore {
         refreshDeadlines()
         var due: [LinkID] = []
         while let top = deadlines.first, top.at <= now {
-            if links[top.value]?.deadline == top.at { due.append(top.value) } // else stale
             deadlines.popFirst()
+            guard let link = links[top.value], link.heapAt == top.at else { continue } // stale
+            link.heapAt = nil
+            guard let d = link.deadline else { continue }
+            if d <= now {
+                due.append(link.id)
+            } else { // early: the deadline moved later since the entry was pushed
+                deadlines.push(d, link.id)
+                link.heapAt = d
+            }
         }
         for id in due.sorted() {
             links[id]?.deadline = nil // popped: the refresh below pushes its next one
@@ -854,9 +862,12 @@ public struct DaemonCore {
         for id in touched {
             guard let link = links[id] else { continue }
             let d = deadline(of: link)
-            guard d != link.deadline else { continue }
             link.deadline = d // a class: one lookup, not a second one to write
-            if let d { deadlines.push(d, id) }
+            // Pushed only when earlier than the link's entry (see Link.heapAt).
+            if let d, link.heapAt.map({ d < $0 }) ?? true {
+                deadlines.push(d, id)
+                link.heapAt = d
+            }
         }
         touched.clearKeepingCapacity()
     }

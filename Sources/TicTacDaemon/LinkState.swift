@@ -109,8 +109,12 @@ extension DaemonCore {
         var ignoreGameFrames = false
         /// Why we are closing it (for the player: a protocol fault's text); nil while open.
         var closeReason: String?
-        /// The deadline last pushed to the heap for this link.
+        /// When the link next needs the timer (`DaemonCore.deadline(of:)`), as last computed.
         var deadline: Instant?
+        /// The link's entry in the deadline heap: never later than `deadline` (other entries of
+        /// the link are stale). A deadline that moves later (every frame heard moves it) keeps
+        /// the entry; the timer then comes early, once, and the entry moves to the real deadline.
+        var heapAt: Instant?
 
         init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128) {
             self.id = id
