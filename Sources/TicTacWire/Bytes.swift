@@ -7,26 +7,6 @@ public struct ByteWriter: Sendable {
 
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
-    /// Starts with `zeros` zero bytes (room for a header written later), in one allocation of
-    /// at least `capacity` bytes.
-    init(capacity: Int, zeros: Int) {
-        precondition(zeros <= capacity) // our callers' own sizes
-        bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            buffer.baseAddress?.initialize(repeating: 0, count: zeros)
-            count = zeros
-        }
-    }
-
-    /// Appends to `bytes` (moved in, not copied).
-    init(taking bytes: consuming [UInt8]) { self.bytes = bytes }
-
-    /// The bytes written, moved out (the writer is left empty).
-    mutating func take() -> [UInt8] {
-        var out: [UInt8] = []
-        swap(&out, &bytes)
-        return out
-    }
-
     public mutating func write<T: FixedWidthInteger>(_ value: T) {
         // Byte by byte, most significant first: appending a few bytes one at a time is cheaper
         // than appending a buffer of them (this runs for every field of every frame).

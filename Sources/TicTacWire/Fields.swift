@@ -2,72 +2,73 @@
 /// Senders write fields in ascending tag order. Receivers skip tags they do not know (so a
 /// later version can add fields), refuse a repeated tag, and check each known field's length.
 struct FieldWriter {
-    private var w: ByteWriter
-    /// Where the header's room begins (bytes before it belong to earlier frames).
-    private let start: Int
-    private let headerRoom: Int
+    private(set) var bytes: [UInt8]
+    /// Where the frame's header begins (bytes before it belong to earlier frames); nil when
+    /// writing a bare payload.
+    private let start: Int?
 
-    /// Leaves `headerRoom` bytes in front of the fields for `framed`.
-    init(headerRoom: Int = 0) {
-        w = ByteWriter(capacity: headerRoom + 52, zeros: headerRoom) // every message but HELLO, PROOF and ERROR fits
-        start = 0
-        self.headerRoom = headerRoom
+    /// A bare payload (`Message.payload`).
+    init() {
+        bytes = []
+        bytes.reserveCapacity(64)
+        start = nil
     }
 
-    /// The same after the bytes already in `buffer`, which is taken over (left empty) until
-    /// `frame(into:)` gives it back.
-    init(appendingTo buffer: inout [UInt8], headerRoom: Int) {
-        var taken: [UInt8] = []
-        swap(&taken, &buffer)
-        start = taken.count
-        taken.append(contentsOf: repeatElement(0, count: headerRoom))
-        w = ByteWriter(taking: taken)
-        self.headerRoom = headerRoom
+    /// A frame appended to `buffer`, which is taken over (left empty) until `finish(into:)`
+    /// gives it back. The header (Protocol.md §2) goes in at once, in one append: all of it is
+    /// known but the payload's length, which `finish` fills in.
+    init(frameAppendingTo buffer: inout [UInt8], version: UInt8, type: UInt8) {
+        bytes = []
+        swap(&bytes, &buffer)
+        start = bytes.count
+        bytes.reserveCapacity(bytes.count + Frame.headerLength + 52) // every message but HELLO, PROOF and ERROR fits
+        // magic "TTAC", version, type, flags 0; then the length, 0 for now.
+        let head = UInt64(0x5454_4143) << 32 | UInt64(version) << 24 | UInt64(type) << 16
+        append((head.bigEndian, UInt32(0)))
     }
 
-    var bytes: [UInt8] { w.bytes }
-
-    /// The frame's bytes (Protocol.md §2): the header written into the room left in front.
-    mutating func framed(version: UInt8, type: UInt8) -> [UInt8] {
-        writeHeader(version: version, type: type)
-        return w.bytes
+    /// Fills in the frame's length and gives the buffer back.
+    mutating func finish(into buffer: inout [UInt8]) {
+        if let start {
+            let length = UInt32(bytes.count - start - Frame.headerLength)
+            bytes.withUnsafeMutableBytes { $0.storeBytes(of: length.bigEndian, toByteOffset: start + 8, as: UInt32.self) }
+        }
+        swap(&bytes, &buffer)
     }
 
-    /// The same, given back to the buffer taken by `init(appendingTo:)`.
-    mutating func frame(version: UInt8, type: UInt8, into buffer: inout [UInt8]) {
-        writeHeader(version: version, type: type)
-        buffer = w.take()
+    /// Appends a value's bytes as they lie in memory (callers pass big-endian integers).
+    private mutating func append<T>(_ value: T) {
+        withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) }
     }
 
-    private mutating func writeHeader(version: UInt8, type: UInt8) {
-        for (i, byte) in Frame.magic.enumerated() { w.overwrite(at: start + i, byte) }
-        w.overwrite(at: start + 4, version)
-        w.overwrite(at: start + 5, type)
-        w.overwrite(at: start + 6, UInt16(0)) // flags: none
-        w.overwrite(at: start + 8, UInt32(w.bytes.count - start - headerRoom))
+    /// A field's tag and length.
+    private mutating func head(_ tag: UInt8, _ length: Int) {
+        append((tag, UInt16(length).bigEndian.bytes))
     }
 
     mutating func raw(_ tag: UInt8, _ value: some Collection<UInt8>) {
-        w.write(tag)
-        w.write(UInt16(value.count))
-        w.write(value)
+        head(tag, value.count)
+        bytes.append(contentsOf: value)
     }
 
     mutating func int<T: FixedWidthInteger>(_ tag: UInt8, _ value: T) {
-        w.write(tag)
-        w.write(UInt16(MemoryLayout<T>.size))
-        w.write(value)
+        head(tag, MemoryLayout<T>.size)
+        append(value.bigEndian)
     }
 
     /// An id's 16 bytes as `ID128.bytes` lays them out, written straight in (no array per id).
     mutating func id(_ tag: UInt8, _ value: ID128) {
-        w.write(tag)
-        w.write(UInt16(16))
-        w.write(value.high)
-        w.write(value.low)
+        head(tag, 16)
+        append((value.high.bigEndian, value.low.bigEndian))
     }
 
     mutating func string(_ tag: UInt8, _ value: String) { raw(tag, Array(value.utf8)) }
+}
+
+private extension UInt16 {
+    /// The two bytes as they lie in memory, as a tuple with no padding (a (UInt8, UInt16)
+    /// tuple would have a byte of it).
+    var bytes: (UInt8, UInt8) { withUnsafeBytes(of: self) { ($0[0], $0[1]) } }
 }
 
 /// The fields of one received payload, by tag, with typed accessors that throw on a missing

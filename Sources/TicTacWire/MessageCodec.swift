@@ -82,17 +82,16 @@ extension Message {
 
     /// The message's bytes on the wire: header and payload.
     public func encoded(version: UInt8 = ProtocolVersion.current) -> [UInt8] {
-        // One buffer: the header's room first, the fields after it, then the header itself.
-        var f = FieldWriter(headerRoom: Frame.headerLength)
-        write(into: &f)
-        return f.framed(version: version, type: kind.rawValue)
+        var out: [UInt8] = []
+        encode(into: &out, version: version)
+        return out
     }
 
     /// The same bytes appended to `buffer` (a sender's reused buffer: no array per frame).
     public func encode(into buffer: inout [UInt8], version: UInt8 = ProtocolVersion.current) {
-        var f = FieldWriter(appendingTo: &buffer, headerRoom: Frame.headerLength)
+        var f = FieldWriter(frameAppendingTo: &buffer, version: version, type: kind.rawValue)
         write(into: &f)
-        f.frame(version: version, type: kind.rawValue, into: &buffer)
+        f.finish(into: &buffer)
     }
 
     /// Decodes a frame's message. HELLO and ERROR are frozen across versions and decode under any
