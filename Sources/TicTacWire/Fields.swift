@@ -84,19 +84,32 @@ struct Fields {
     init(type: UInt8, payload: ArraySlice<UInt8>) throws(WireError) {
         self.type = type
         self.payload = payload
-        var r = ByteReader(payload)
-        while r.remaining > 0 {
-            let tag: UInt8 = try r.read()
-            let length: UInt16 = try r.read()
-            _ = try r.read(count: Int(length))
-            guard !has(tag) else { throw .duplicateField(type: type, tag: tag) }
-            let bit = UInt64(1) << (tag & 63)
-            switch tag >> 6 {
-            case 0: seen.0 |= bit
-            case 1: seen.1 |= bit
-            case 2: seen.2 |= bit
-            default: seen.3 |= bit
+        // Walked through the bytes in place (a reader per walk retained and released the buffer).
+        enum Walk { case ok, truncated, duplicate(UInt8) }
+        var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        let walk = payload.withUnsafeBytes { b -> Walk in
+            var i = 0
+            while i < b.count {
+                guard b.count - i >= 3 else { return .truncated }
+                let tag = b[i], length = Int(b[i + 1]) << 8 | Int(b[i + 2])
+                guard b.count - i - 3 >= length else { return .truncated }
+                i += 3 + length
+                let bit = UInt64(1) << (tag & 63)
+                let before: UInt64
+                switch tag >> 6 {
+                case 0: before = seen.0; seen.0 |= bit
+                case 1: before = seen.1; seen.1 |= bit
+                case 2: before = seen.2; seen.2 |= bit
+                default: before = seen.3; seen.3 |= bit
+                }
+                if before & bit != 0 { return .duplicate(tag) }
             }
+            return .ok
+        }
+        switch walk {
+        case .ok: self.seen = seen
+        case .truncated: throw .truncated
+        case let .duplicate(tag): throw .duplicateField(type: type, tag: tag)
         }
     }
 
@@ -112,22 +125,36 @@ struct Fields {
 
     func raw(_ tag: UInt8, length: Int? = nil) throws(WireError) -> ArraySlice<UInt8> {
         guard has(tag) else { throw .missingField(type: type, tag: tag) }
-        // `init` read every field of the payload without a fault, so this walk finds it.
-        var r = ByteReader(payload)
-        while r.remaining > 0 {
-            let t: UInt8 = try r.read()
-            let n: UInt16 = try r.read()
-            let v = try r.read(count: Int(n))
-            guard t == tag else { continue }
-            if let length, v.count != length { throw .badFieldLength(type: type, tag: tag, length: v.count) }
-            return v
+        let value = range(of: tag)
+        if let length, value.count != length { throw .badFieldLength(type: type, tag: tag, length: value.count) }
+        return payload[(payload.startIndex + value.lowerBound)..<(payload.startIndex + value.upperBound)]
+    }
+
+    /// Where the value of `tag` lies, from the payload's start. `init` read every field without
+    /// a fault and `has(tag)` holds, so the walk finds it.
+    private func range(of tag: UInt8) -> Range<Int> {
+        payload.withUnsafeBytes { b in
+            var i = 0
+            while b.count - i >= 3 {
+                let length = Int(b[i + 1]) << 8 | Int(b[i + 2])
+                if b[i] == tag { return (i + 3)..<(i + 3 + length) }
+                i += 3 + length
+            }
+            return 0..<0
         }
-        throw .missingField(type: type, tag: tag)
     }
 
     func int<T: FixedWidthInteger>(_ tag: UInt8, _: T.Type = T.self) throws(WireError) -> T {
-        var r = ByteReader(try raw(tag, length: MemoryLayout<T>.size))
-        return try r.read()
+        guard has(tag) else { throw .missingField(type: type, tag: tag) }
+        let value = range(of: tag)
+        guard value.count == MemoryLayout<T>.size else {
+            throw .badFieldLength(type: type, tag: tag, length: value.count)
+        }
+        return payload.withUnsafeBytes { b in
+            var v: T = 0
+            for i in value { v = v << 8 | T(b[i]) }
+            return v
+        }
     }
 
     func id(_ tag: UInt8) throws(WireError) -> ID128 {
