@@ -115,7 +115,9 @@ public final class TCPConnection {
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
         try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
-        try reactor.register(fd, .read) { [weak self] ready in self?.handle(ready) }
+        // Unowned, not weak (no side table, so no slow retains and releases of the connection):
+        // the registration goes in finish() and in deinit, before the object does.
+        try reactor.register(fd, .read) { [unowned self] ready in handle(ready) }
     }
 
     /// Starts a nonblocking connect; `onConnected` or `onClose(.connectTimeout / .ioError)` follows.
@@ -137,13 +139,12 @@ public final class TCPConnection {
             try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
             let rc = remote.withSockAddr { Glibc.connect(fd, $0, $1) }
             if rc != 0, errno != EINPROGRESS { throw NetError.last("connect \(remote)") }
-            try reactor.register(fd, .write) { [weak self] ready in self?.handle(ready) }
+            try reactor.register(fd, .write) { [unowned self] ready in handle(ready) }
         } catch {
             Glibc.close(fd)
             throw error
         }
-        connectTimer = reactor.schedule(after: timeout) { [weak self] in
-            guard let self else { return }
+        connectTimer = reactor.schedule(after: timeout) { [unowned self] in
             connectTimer = nil
             if !isConnected { finish(.connectTimeout) }
         }
