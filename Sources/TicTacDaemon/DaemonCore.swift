@@ -691,6 +691,8 @@ public struct DaemonCore {
         let score = links[id]?.peer.flatMap { scores[$0.id] } ?? Score()
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
+        // The front's events, and those the bot acts on (drainGame).
+        match.game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
         links[id]?.activity = .playing(match)
         try? match.game.handle(.start, now: now)
         drainGame(id, now: now)

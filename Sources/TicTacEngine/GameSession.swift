@@ -191,6 +191,10 @@ public struct GameSession {
     /// A nonzero move time below this is read as this (so a peer cannot rush us).
     public static let minimumMoveTime: UInt16 = 5
 
+    /// The events the owner is given (`.show` actions); the others are not queued. The game runs
+    /// the same whatever is left out.
+    public var shownEvents: GameEventKinds = .all
+
     private var rng: AnyRandom
     private var actions: [GameAction] = []
     private var die = DieState()
@@ -231,8 +235,11 @@ public struct GameSession {
     /// The game's clock from both asks: the shorter nonzero one, at least `minimumMoveTime`;
     /// 0 (none) when neither asks (Protocol.md §9).
     public static func agreedMoveTime(_ a: UInt16, _ b: UInt16) -> UInt16 {
-        let asks = [a, b].filter { $0 != 0 }.map { max($0, minimumMoveTime) }
-        return asks.min() ?? 0
+        switch (a, b) {
+        case (0, 0): 0
+        case (0, let ask), (let ask, 0): max(ask, minimumMoveTime)
+        default: max(min(a, b), minimumMoveTime)
+        }
     }
 
     /// Actions produced since the last call, in order.
@@ -588,5 +595,8 @@ public struct GameSession {
         emit(.fail(code, message))
     }
 
-    private mutating func emit(_ action: consuming GameAction) { actions.append(action) } // moved in, not copied
+    private mutating func emit(_ action: consuming GameAction) {
+        if case let .show(event) = action, !shownEvents.contains(event.kind) { return }
+        actions.append(action) // moved in, not copied
+    }
 }

@@ -30,6 +30,25 @@ import TicTacTime
         #expect(winnerEvents.contains(.gameOver(result: .won, line: [0, 1, 2], resigned: false)))
     }
 
+    @Test func eventsLeftOutAreNotShownAndTheGameRunsTheSame() throws {
+        // The same seeded game twice; the second time `a` is shown only some kinds.
+        func play(_ shown: GameEventKinds) throws -> Pair {
+            var p = Pair()
+            p.a.shownEvents = shown
+            p.start()
+            for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
+            return p
+        }
+        let all = try play(.all)
+        let some: GameEventKinds = [.opponentMoved, .gameOver]
+        let filtered = try play(some)
+        #expect(filtered.shownA == all.shownA.filter { some.contains($0.kind) })
+        #expect(filtered.shownA.contains { if case .gameOver = $0 { true } else { false } })
+        #expect(all.shownA.contains { if case .board = $0 { true } else { false } }, "the unfiltered side sees boards")
+        #expect(filtered.shownB == all.shownB, "the peer saw the same game")
+        #expect(filtered.a.board == all.a.board && filtered.a.score == all.a.score)
+    }
+
     @Test func aCopiedCommitmentIsRefusedBeforeAnyReveal() {
         // Both sides draw the same first three random values: the same roll and nonce, so the
         // same commitment. That is what a peer copying ours looks like (it would open it with our
