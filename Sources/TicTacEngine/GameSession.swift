@@ -269,11 +269,11 @@ public struct GameSession {
             do { try board.place(piece, at: cell) } catch { throw .illegal(error) }
             moves.append(cell)
             emit(.send(.move(cell: UInt16(cell))))
-            emit(.show(.board(board)))
+            show(.board(board))
             if !finishIfOver(after: cell, ending: .ourMove, now: now) {
                 state = .opponentTurn
                 startClock(now: now)
-                emit(.show(.opponentTurn))
+                show(.opponentTurn)
             }
         case .localResign:
             guard state == .myTurn || state == .opponentTurn else { throw .notYourTurn(state) }
@@ -294,7 +294,7 @@ public struct GameSession {
             guard state != .interrupted else { return }
             state = .interrupted
             nextDeadline = nil // the seed forgot to cancel its restart timer here
-            emit(.show(.interrupted))
+            show(.interrupted)
         }
     }
 
@@ -308,12 +308,12 @@ public struct GameSession {
             rollTimedOut(now: now)
         case .myTurn:
             // Our player's clock ran out: we give up for it, and say why (Protocol.md §9).
-            emit(.show(.timeUp(yours: true, clock: .move)))
+            show(.timeUp(yours: true, clock: .move))
             resign(now: now, message: .timeUp)
         case .opponentTurn:
             // The peer's daemon should have sent TIME_UP at its clock; past the grace it is
             // silent or modified. The game is ours, and the link closes (Protocol.md §9).
-            emit(.show(.timeUp(yours: false, clock: .move)))
+            show(.timeUp(yours: false, clock: .move))
             end(.won, line: nil, ending: .settled, now: now)
             fail(.timeout, "no MOVE within the \(agreedMoveTime) s move clock and \(Self.moveGrace) of grace: the game is forfeit")
         case .beginning, .interrupted:
@@ -329,7 +329,7 @@ public struct GameSession {
         guard die.theirCommitment != nil else {
             return fail(.timeout, "no ROLL_COMMIT within \(seconds) of our RESET")
         }
-        emit(.show(.timeUp(yours: false, clock: .roll)))
+        show(.timeUp(yours: false, clock: .roll))
         end(.won, line: nil, ending: .settled, now: now)
         fail(.timeout, "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit")
     }
@@ -456,12 +456,12 @@ public struct GameSession {
                 return fail(.illegalMove, "illegal MOVE: \(error)")
             }
             moves.append(cell)
-            emit(.show(.opponentMoved(cell: cell)))
-            emit(.show(.board(board)))
+            show(.opponentMoved(cell: cell))
+            show(.board(board))
             if !finishIfOver(after: cell, ending: .theirMove, now: now) {
                 state = .myTurn
                 startClock(now: now)
-                emit(.show(.yourTurn))
+                show(.yourTurn)
             }
 
         case (.myTurn, .resign), (.opponentTurn, .resign):
@@ -469,7 +469,7 @@ public struct GameSession {
 
         case (.opponentTurn, .timeUp):
             // The peer's own clock ran out in its turn: a resignation that says why (§9).
-            emit(.show(.timeUp(yours: false, clock: .move)))
+            show(.timeUp(yours: false, clock: .move))
             end(.won, line: nil, ending: .theirResign, now: now)
 
         default:
@@ -511,8 +511,8 @@ public struct GameSession {
         lastResult = .draw
         lastEnding = .settled
         atResign = nil
-        if state == .done { emit(.show(.gameOver(result: .draw, line: nil, resigned: true))) }
-        emit(.show(.score(score)))
+        if state == .done { show(.gameOver(result: .draw, line: nil, resigned: true)) }
+        show(.score(score))
     }
 
     /// Why a message does not fit the state, in words (for the ERROR text).
@@ -548,9 +548,9 @@ public struct GameSession {
         piece = first ? .o : .x
         state = first ? .myTurn : .opponentTurn
         startClock(now: now)
-        emit(.show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime))))
-        emit(.show(.gameStarted(piece: piece, first: first, size: size)))
-        emit(.show(first ? .yourTurn : .opponentTurn))
+        show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
+        show(.gameStarted(piece: piece, first: first, size: size))
+        show(first ? .yourTurn : .opponentTurn)
     }
 
     /// Gives up the game: RESIGN from the player, TIME_UP when our own clock ran out.
@@ -585,8 +585,8 @@ public struct GameSession {
         state = .done
         die = DieState()
         nextDeadline = now + rematchDelay
-        emit(.show(.gameOver(result: result, line: line, resigned: ending == .ourResign || ending == .theirResign)))
-        emit(.show(.score(score)))
+        show(.gameOver(result: result, line: line, resigned: ending == .ourResign || ending == .theirResign))
+        show(.score(score))
     }
 
     private mutating func fail(_ code: ErrorCode, _ message: String) {
@@ -595,8 +595,11 @@ public struct GameSession {
         emit(.fail(code, message))
     }
 
-    private mutating func emit(_ action: consuming GameAction) {
-        if case let .show(event) = action, !shownEvents.contains(event.kind) { return }
-        actions.append(action) // moved in, not copied
+    private mutating func emit(_ action: consuming GameAction) { actions.append(action) } // moved in, not copied
+
+    /// Queues an event the owner is given (`shownEvents`); the others are dropped here.
+    private mutating func show(_ event: consuming GameEvent) {
+        guard shownEvents.contains(event.kind) else { return }
+        actions.append(.show(event))
     }
 }
