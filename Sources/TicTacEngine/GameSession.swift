@@ -389,7 +389,7 @@ public struct GameSession {
 
     private mutating func receive(_ message: Message, now: Instant) {
         guard state != .interrupted else { return } // the link is being torn down
-        if message == .reset { return receiveReset() }
+        if case .reset = message { return receiveReset() } // a pattern, not ==: no full comparison of two messages
         switch peerRound - ourRound {
         case 0 where state == .rollingDice || state == .myTurn || state == .opponentTurn:
             receiveInGame(message, now: now)
