@@ -74,11 +74,19 @@ public struct DaemonCore {
     /// Links whose deadline may have moved since the last refresh.
     private var touched: [LinkID] = []
     /// Min-heap of (deadline, link); an entry is current only while it equals the link's
-    /// stored deadline, so a moved deadline just pushes a new entry (lazy deletion).
+    /// `heapAt`: a deadline that comes earlier pushes a new entry, one that moves later waits
+    /// for its entry to come up (lazy deletion; see Link.heapAt).
     private var deadlines = DeadlineHeap<LinkID>()
+    /// The link timeouts of `config` in nanoseconds, summed with instants for every deadline
+    /// refresh (each `Instant + Duration` converts the duration's 128-bit attoseconds).
+    private let deadAfterNs: Int64, pingAfterNs: Int64, handshakeTimeoutNs: Int64, inviteTimeoutNs: Int64
 
     public init(config: DaemonConfig) {
         self.config = config
+        deadAfterNs = config.deadAfter.wholeNanoseconds
+        pingAfterNs = config.pingAfter.wholeNanoseconds
+        handshakeTimeoutNs = config.handshakeTimeout.wholeNanoseconds
+        inviteTimeoutNs = config.inviteTimeout.wholeNanoseconds
         var random = AnyRandom(config.makeRandom())
         let seed = random.next()
         self.botRandom = SplitMix64(seed: seed)
@@ -848,14 +856,15 @@ public struct DaemonCore {
     /// When a link next needs `handleTimeout`: handshake limit, liveness, ping, invitation, game.
     private func deadline(of link: Link) -> Instant? {
         guard !link.closing else { return nil }
-        var best = link.lastHeard + config.deadAfter
+        func after(_ at: Instant, _ ns: Int64) -> Instant { Instant(nanoseconds: at.nanoseconds &+ ns) }
+        var best = after(link.lastHeard, deadAfterNs)
         if link.ready {
-            best = min(best, max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter)
+            best = min(best, after(max(link.lastHeard, link.lastPing ?? link.lastHeard), pingAfterNs))
         } else {
-            best = min(best, link.openedAt + config.handshakeTimeout)
+            best = min(best, after(link.openedAt, handshakeTimeoutNs))
         }
-        if let inv = link.outgoingInvite { best = min(best, inv.at + config.inviteTimeout) }
-        if let inv = link.incomingInvite { best = min(best, inv.at + config.inviteTimeout + Self.inviteGrace) }
+        if let inv = link.outgoingInvite { best = min(best, after(inv.at, inviteTimeoutNs)) }
+        if let inv = link.incomingInvite { best = min(best, after(inv.at, inviteTimeoutNs) + Self.inviteGrace) }
         if let g = link.match?.game.nextDeadline { best = min(best, g) } // read in place: `game` copies
         return best
     }
