@@ -298,8 +298,8 @@ public final class Daemon {
         }
         // `conn` unowned, not weak: a weak reference gives the object a side table, and every
         // retain and release of it then takes the slow path (about 2 % of a move's work). The
-        // closure runs while the connection is still in `connections` (or `lingering`, if the
-        // core closed it first), and holds it from its first line.
+        // closure runs while the connection is still in `connections` (close() leaves a closed
+        // one there for it), and holds it from its first line.
         conn.onClose = { [weak self, unowned conn] reason in
             guard let self else { return }
             let conn = conn // removing it from `connections` below may drop the last other reference
@@ -319,7 +319,13 @@ public final class Daemon {
     /// batch (never re-entered while carrying out its actions), and the socket flushes, shuts
     /// down and lingers on its own (TCPConnection.closeAfterFlush), held in `lingering`.
     private func close(_ id: LinkID, flush: Bool) {
-        guard let conn = connections.removeValue(forKey: id) else { return }
+        guard let conn = connections[id] else { return }
+        // Already closed this turn (the peer's FIN, an error): the close callback wire() set is
+        // on its way, at the end of the turn, and does all of this itself (releases the address,
+        // tells the core). Releasing here too let one address past its limit, and the
+        // connection stayed in `lingering` for good (its new callback could never run).
+        guard !conn.isClosed else { return }
+        connections.removeValue(forKey: id)
         if !conn.isOutgoing { release(conn.remote.ip) }
         conn.onFrame = nil
         conn.onDecodeError = nil

@@ -20,6 +20,34 @@ import TicTacTime
         daemon.onEvent = { [log] in log.events.append($0) }
     }
 
+    /// A link the peer closed and the core dropped in the same turn (its end read first, then a
+    /// new connection at the limit made the core drop it for room): its address is released once,
+    /// not twice, so the per-address limit still holds afterwards.
+    @Test func aLinkClosedByThePeerAndDroppedInOneTurnIsReleasedOnce() throws {
+        daemon.maxConnections = 1
+        daemon.maxLinksPerAddress = 2
+        var first: RawClient? = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 }
+        first = nil // FIN
+        usleep(20_000)
+        let second = try RawClient(port: daemon.port) // waits in the accept queue
+        usleep(20_000)
+        // One turn sees both: the first link's end, then the listener (at the limit: the core
+        // drops the first link, already closed, for room).
+        try reactor.runOnce(maxWait: .zero)
+        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 }
+        #expect(first == nil)
+        daemon.maxConnections = 16
+        // The second link holds one of the address's two places: one more fits, then busy.
+        let third = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 2 }
+        let fourth = try RawClient(port: daemon.port)
+        try run(reactor, for: .seconds(2)) { fourth.poll(); return fourth.closedByPeer || fourth.resetByPeer }
+        #expect(fourth.errorCode == .busy, "a third link from one address with a limit of 2: \(fourth.messages)")
+        #expect(daemon.connectionCount == 2)
+        _ = (second, third)
+    }
+
     @Test func oneAddressGetsAtMostItsShareThenBusy() throws {
         daemon.maxLinksPerAddress = 4
         var clients: [RawClient] = []
