@@ -113,11 +113,18 @@ public final class TCPConnection {
         self.interest = .read
         self.maxQueuedBytes = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
-        try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
-        try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
-        // Unowned, not weak (no side table, so no slow retains and releases of the connection):
-        // the registration goes in finish() and in deinit, before the object does.
-        try reactor.register(fd, .read) { [unowned self] ready in handle(ready) }
+        do throws(NetError) {
+            try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
+            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
+            // Unowned, not weak (no side table, so no slow retains and releases of the
+            // connection): the registration goes in finish() and in deinit, before the object does.
+            try reactor.register(fd, .read) { [unowned self] ready in handle(ready) }
+        } catch {
+            // The caller still owns `fd` and closes it; deinit (which runs for an initialised
+            // object that throws) must not close it a second time.
+            isClosed = true
+            throw error
+        }
     }
 
     /// Starts a nonblocking connect; `onConnected` or `onClose(.connectTimeout / .ioError)` follows.
@@ -142,6 +149,7 @@ public final class TCPConnection {
             try reactor.register(fd, .write) { [unowned self] ready in handle(ready) }
         } catch {
             Glibc.close(fd)
+            isClosed = true // deinit runs for an initialised object that throws: no second close
             throw error
         }
         connectTimer = reactor.schedule(after: timeout) { [unowned self] in
