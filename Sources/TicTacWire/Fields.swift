@@ -21,7 +21,10 @@ struct FieldWriter {
         bytes = []
         swap(&bytes, &buffer)
         start = bytes.count
-        bytes.reserveCapacity(bytes.count + Frame.headerLength + 52) // every message but HELLO, PROOF and ERROR fits
+        // Room for a frame in an empty buffer (every message but HELLO, PROOF and ERROR fits).
+        // Not for a buffer holding frames already: reserving would grow it to the exact size,
+        // every frame, where appending grows it geometrically.
+        if bytes.isEmpty { bytes.reserveCapacity(Frame.headerLength + 52) }
         // magic "TTAC", version, type, flags 0; then the length, 0 for now.
         let head = UInt64(0x5454_4143) << 32 | UInt64(version) << 24 | UInt64(type) << 16
         append((head.bigEndian, UInt32(0)))
