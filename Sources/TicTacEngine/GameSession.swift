@@ -75,7 +75,7 @@ public enum GameEvent: Sendable, Equatable {
 
 /// Kinds of `GameEvent`, for an owner that wants only some: a headless bot has no use for the
 /// board and the turn after every move, and building events nobody reads cost it about a
-/// quarter of its work per move (tools/bench/instructions).
+/// sixth of its work per 3 x 3 round trip (tools/bench/instructions).
 public struct GameEventKinds: OptionSet, Sendable {
     public let rawValue: UInt16
     public init(rawValue: UInt16) { self.rawValue = rawValue }

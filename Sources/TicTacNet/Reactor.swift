@@ -53,8 +53,7 @@ public final class Reactor {
     deinit { readBuffer?.deallocate() }
 
     /// Runs `body` with the loop's read buffer (`readBufferSize` bytes, uninitialised). A call
-    /// made from inside another's `body` (a frame handler closing a connection that drains its
-    /// input) gets a buffer of its own.
+    /// made from inside another's `body` (nothing does so today) gets a buffer of its own.
     public func withReadBuffer<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
         if readBufferInUse {
             return try withUnsafeTemporaryAllocation(byteCount: Self.readBufferSize, alignment: 16, body)

@@ -25,8 +25,8 @@ struct FieldWriter {
         // Not for a buffer holding frames already: reserving would grow it to the exact size,
         // every frame, where appending grows it geometrically.
         if bytes.isEmpty { bytes.reserveCapacity(Frame.headerLength + 52) }
-        // magic "TTAC", version, type, flags 0; then the length, 0 for now.
-        let head = UInt64(0x5454_4143) << 32 | UInt64(version) << 24 | UInt64(type) << 16
+        // magic, version, type, flags 0; then the length, 0 for now.
+        let head = UInt64(Frame.magicWord) << 32 | UInt64(version) << 24 | UInt64(type) << 16
         append((head.bigEndian, UInt32(0)))
     }
 
@@ -127,37 +127,34 @@ struct Fields {
     }
 
     func raw(_ tag: UInt8, length: Int? = nil) throws(WireError) -> ArraySlice<UInt8> {
-        guard has(tag) else { throw .missingField(type: type, tag: tag) }
-        let value = range(of: tag)
-        if let length, value.count != length { throw .badFieldLength(type: type, tag: tag, length: value.count) }
+        let value = try range(of: tag, length: length)
         return payload[(payload.startIndex + value.lowerBound)..<(payload.startIndex + value.upperBound)]
     }
 
-    /// Where the value of `tag` lies, from the payload's start. `init` read every field without
-    /// a fault and `has(tag)` holds, so the walk finds it.
-    private func range(of tag: UInt8) -> Range<Int> {
-        payload.withUnsafeBytes { b in
-            var i = 0
-            while b.count - i >= 3 {
-                let length = Int(b[i + 1]) << 8 | Int(b[i + 2])
-                if b[i] == tag { return (i + 3)..<(i + 3 + length) }
-                i += 3 + length
-            }
-            return 0..<0
-        }
-    }
-
     func int<T: FixedWidthInteger>(_ tag: UInt8, _: T.Type = T.self) throws(WireError) -> T {
-        guard has(tag) else { throw .missingField(type: type, tag: tag) }
-        let value = range(of: tag)
-        guard value.count == MemoryLayout<T>.size else {
-            throw .badFieldLength(type: type, tag: tag, length: value.count)
-        }
+        let value = try range(of: tag, length: MemoryLayout<T>.size)
         return payload.withUnsafeBytes { b in
             var v: T = 0
             for i in value { v = v << 8 | T(b[i]) }
             return v
         }
+    }
+
+    /// Where the value of `tag` lies, from the payload's start, checked present and, when given,
+    /// `length` bytes long. `init` read every field without a fault, so the walk finds it.
+    private func range(of tag: UInt8, length: Int?) throws(WireError) -> Range<Int> {
+        guard has(tag) else { throw .missingField(type: type, tag: tag) }
+        let value = payload.withUnsafeBytes { b in
+            var i = 0
+            while b.count - i >= 3 {
+                let n = Int(b[i + 1]) << 8 | Int(b[i + 2])
+                if b[i] == tag { return (i + 3)..<(i + 3 + n) }
+                i += 3 + n
+            }
+            return 0..<0
+        }
+        if let length, value.count != length { throw .badFieldLength(type: type, tag: tag, length: value.count) }
+        return value
     }
 
     func id(_ tag: UInt8) throws(WireError) -> ID128 {

@@ -8,7 +8,9 @@
 ///     6      2    flags (bit 0 = IGNORABLE; others reserved: send 0, ignore on receipt)
 ///     8      4    payload length (at most `Frame.maxPayloadLength`)
 public struct Frame: Sendable, Equatable {
-    public static let magic: [UInt8] = [0x54, 0x54, 0x41, 0x43]
+    /// The magic "TTAC" as one big-endian word (what the codec compares and writes).
+    static let magicWord: UInt32 = 0x5454_4143
+    public static let magic: [UInt8] = withUnsafeBytes(of: magicWord.bigEndian) { Array($0) }
     public static let headerLength = 12
     /// The largest payload a receiver accepts; checked from the header, before allocation.
     public static let maxPayloadLength = 16_384
@@ -57,12 +59,11 @@ public struct Frame: Sendable, Equatable {
 
     static func parseHeader(_ bytes: ArraySlice<UInt8>) throws(WireError) -> Header {
         // Read by index (every frame passes here: a reader and its slices cost more than the
-        // checks). The magic is `Frame.magic` ("TTAC"); big-endian fields, Protocol.md §1.
+        // checks); big-endian fields, Protocol.md §1.
         guard bytes.count >= headerLength else { throw .truncated }
         let s = bytes.startIndex
-        guard bytes[s] == 0x54, bytes[s + 1] == 0x54, bytes[s + 2] == 0x41, bytes[s + 3] == 0x43 else {
-            throw .badMagic(Array(bytes[s..<(s + 4)]))
-        }
+        let magic = UInt32(bytes[s]) << 24 | UInt32(bytes[s + 1]) << 16 | UInt32(bytes[s + 2]) << 8 | UInt32(bytes[s + 3])
+        guard magic == magicWord else { throw .badMagic(Array(bytes[s..<(s + 4)])) }
         let version = bytes[s + 4], type = bytes[s + 5]
         let flags = UInt16(bytes[s + 6]) << 8 | UInt16(bytes[s + 7])
         let length = UInt32(bytes[s + 8]) << 24 | UInt32(bytes[s + 9]) << 16 | UInt32(bytes[s + 10]) << 8 | UInt32(bytes[s + 11])
