@@ -42,6 +42,8 @@ public final class Daemon {
     private var connections: [LinkID: TCPConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
+    /// The same for the events and log lines of `apply`'s second pass.
+    private var noteBuffer: [DaemonAction] = []
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -352,11 +354,19 @@ public final class Daemon {
         swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
         defer { pending.clearKeepingCapacity(); swap(&pending, &actionBuffer) }
         core.pollActions(into: &pending)
+        // Two passes. First what goes to the network and the links (frames, closes, dials) and
+        // the bot's searches, in order; then the notifications (events to the front, log lines),
+        // in order. A front's work (a JSON line written, a screen drawn) then never stands
+        // between a frame and the peer waiting for it, and a turn's frames for one link leave in
+        // one send() even when an event came between them (a bot's game-ending MOVE, its
+        // game-over, then the next game's RESET and commitment). Nor can an event handler's
+        // command put its frames before frames the core queued earlier.
         // Consecutive frames for one link leave in one send(): a stream does not keep frame
-        // boundaries (Protocol.md §2), and one answer often brings several (a game's last MOVE,
-        // then the next game's RESET and commitment): fewer system calls here, and fewer
-        // wake-ups and reads at the peer. Sent before any other action, so nothing that action
-        // triggers (an event handler's command, a close) can overtake them.
+        // boundaries (Protocol.md §2): fewer system calls here, and fewer wake-ups and reads at
+        // the peer.
+        var notes: [DaemonAction] = []
+        swap(&notes, &noteBuffer)
+        defer { notes.clearKeepingCapacity(); swap(&notes, &noteBuffer) }
         var batch: (id: LinkID, bytes: [UInt8])?
         func sendBatch() {
             guard let b = batch else { return }
@@ -369,7 +379,8 @@ public final class Daemon {
             // until the buffer is emptied): copying it cost more than most actions' work.
             var action = DaemonAction.close(0, flush: false)
             swap(&action, &pending[i])
-            if case let .send(id, bytes) = action {
+            switch consume action {
+            case let .send(id, bytes):
                 if batch?.id == id {
                     batch?.bytes.append(contentsOf: bytes)
                     core.recycle(bytes)
@@ -377,25 +388,31 @@ public final class Daemon {
                     sendBatch()
                     batch = (id, bytes)
                 }
-                continue
-            }
-            sendBatch()
-            switch consume action {
-            case .send:
-                break // batched above
+            case let .event(event):
+                notes.append(.event(event))
+            case let .log(line):
+                notes.append(.log(line))
             case let .close(id, flush):
+                sendBatch()
                 close(id, flush: flush)
             case let .dial(peer, addresses, port):
+                sendBatch()
                 connect(to: addresses.compactMap { SocketAddress(ip: $0, port: port) }, dialling: peer)
-            case let .event(event):
-                onEvent(event)
-            case let .log(line):
-                onLog(line)
             case let .think(job):
+                sendBatch()
                 think(job)
             }
         }
         sendBatch()
+        for i in notes.indices {
+            var action = DaemonAction.close(0, flush: false)
+            swap(&action, &notes[i])
+            switch consume action {
+            case let .event(event): onEvent(event)
+            case let .log(line): onLog(line)
+            case .send, .close, .dial, .think: break // never put here
+            }
+        }
         if let discovery, let state = core.presenceChanged() {
             var local = discovery.core.local
             local.state = state

@@ -65,6 +65,45 @@ final class Log {
         #expect(logB.has { if case .peerLost = $0 { true } else { false } })
     }
 
+    @Test func aBotsGameEndingMoveAndItsNextGameLeaveInOneSendEvenWithEventsBetween() throws {
+        // Alpha (a bot whose front takes every event) ends games with its own MOVE; the core
+        // queues that MOVE, the game-over event, then the next game's RESET and ROLL_COMMIT.
+        // The frames leave before the events are told (Daemon.apply's two passes), so the three
+        // go in one send(); the game-over event between them used to split them in two.
+        let reactor = try Reactor()
+        let a = try Daemon(reactor: reactor, config: config("alpha", seed: 21, bot: .perfect))
+        let b = try Daemon(reactor: reactor, config: config("beta", seed: 22, bot: .random))
+        let logA = Log(), logB = Log()
+        a.onEvent = { logA.events.append($0) }
+        b.onEvent = { logB.events.append($0) }
+        var sends: [[UInt8]] = [] // alpha's frame types, one array per send()
+        var decoder = FrameDecoder(), undecoded = 0
+        a.tap = { _, _, event in
+            guard case let .sent(bytes) = event else { return }
+            decoder.feed(bytes)
+            var types: [UInt8] = []
+            do {
+                while let frame = try decoder.next() { types.append(frame.type) }
+            } catch {
+                undecoded += 1
+            }
+            sends.append(types)
+        }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        #expect(try run(reactor) { logA.results.count >= 10 && logB.results.count >= 10 })
+        #expect(undecoded == 0)
+        let wins = logA.results.filter { $0 == .won }.count
+        #expect(wins > 0, "the perfect bot won no game: nothing tested")
+        // A game alpha won ended on its own MOVE: that send holds the next game's start too.
+        let move = Message.Kind.move.rawValue, reset = Message.Kind.reset.rawValue
+        let commit = Message.Kind.rollCommit.rawValue
+        let together = sends.filter { types in
+            types.indices.dropLast(2).contains { types[$0] == move && types[$0 + 1] == reset && types[$0 + 2] == commit }
+        }
+        #expect(together.count >= wins, "\(together.count) sends held a MOVE and the next game's start, for \(wins) wins")
+        a.leave()
+    }
+
     @Test func aDaemonGivenSomeGameEventsGetsOnlyThoseAndStillPlays() throws {
         // Alpha's front takes only what a headless bot counts with (`DaemonConfig.gameEvents`):
         // it gets those kinds and no others, and the games still run to the end on both sides.
