@@ -1,10 +1,12 @@
 // tictac-hostility: the Swift side of tools/bench/hostility (issue 7 §7, the cost of
 // hostility). Compiled by that script with plain swiftc against the release build's modules.
 //
-//   moves PORT COUNT WARMUP
+//   moves PORT COUNT WARMUP [PACE_MS]
 //     A legitimate 3 x 3 game's move latency: a human-seat Daemon dials the `tictac bot` at
-//     127.0.0.1:PORT, invites it and plays the first empty cell whenever it is its turn. Each
-//     sample runs from the local move command to the opponent-moved event. Rematches at once.
+//     127.0.0.1:PORT, invites it and plays the first empty cell PACE_MS (0 unless given) after
+//     its turn comes. Each sample runs from the local move command to the opponent-moved event.
+//     Rematches at once. Paced, the samples spread over the daemon's life (flat out, 1,000 of
+//     them took about 50 ms: whether a burst of the attack fell in that window decided the p99).
 //
 //   attack PORT IDLE NOREAD GAMES SECONDS
 //     Holds the hostility up for SECONDS against the same daemon: IDLE handshaken links that do
@@ -55,7 +57,7 @@ func clientConfig(_ name: String, seeds: Seeds) throws -> DaemonConfig {
 
 // MARK: - moves
 
-func moves(port: UInt16, count: Int, warmup: Int) throws {
+func moves(port: UInt16, count: Int, warmup: Int, pace: Duration) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     var config = try clientConfig("legit", seeds: Seeds(7))
@@ -83,7 +85,7 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
         case let .game(.board(b), _): board = b
         case .game(.gameOver, _): sentAt = 0 // our move ended it: no answer to time
         case .game(.gameStarted, _): board = Board(size: .classic)
-        case .game(.yourTurn, _): reactor.schedule(after: .zero) { play() }
+        case .game(.yourTurn, _): reactor.schedule(after: pace) { play() }
         case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
             failure = reason
             reactor.stop()
@@ -97,7 +99,8 @@ func moves(port: UInt16, count: Int, warmup: Int) throws {
     guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
     samples.sort()
     let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
-    say("p50_us=\(Int(Double(samples[count / 2]) / 1e3)) p99_us=\(Int(Double(samples[count * 99 / 100]) / 1e3)) mean_us=\(Int(mean)) n=\(count)")
+    say("p50_us=\(Int(Double(samples[count / 2]) / 1e3)) p99_us=\(Int(Double(samples[count * 99 / 100]) / 1e3)) "
+        + "max_us=\(samples[count - 1] / 1000) mean_us=\(Int(mean)) n=\(count)")
 }
 
 // MARK: - attack
@@ -239,10 +242,11 @@ func number<T: FixedWidthInteger>(_ i: Int) -> T {
 }
 
 switch (args.count > 1 ? args[1] : "", args.count) {
-case ("moves", 5):
-    try moves(port: number(2), count: number(3), warmup: number(4))
+case ("moves", 5), ("moves", 6):
+    try moves(port: number(2), count: number(3), warmup: number(4),
+              pace: .milliseconds(args.count == 6 ? number(5) as Int64 : 0))
 case ("attack", 7):
     try attack(port: number(2), idle: number(3), noread: number(4), games: number(5), seconds: number(6))
 default:
-    fail("usage: tictac-hostility moves PORT COUNT WARMUP | attack PORT IDLE NOREAD GAMES SECONDS")
+    fail("usage: tictac-hostility moves PORT COUNT WARMUP [PACE_MS] | attack PORT IDLE NOREAD GAMES SECONDS")
 }
