@@ -597,6 +597,10 @@ public struct DaemonCore {
         case let .error(code, text):
             peerError(id, code, text)
         case let .ping(nonce):
+            let limit = config.maxPingsPerSecond
+            guard limit == 0 || link.countPing(now: now, limit: limit) else {
+                return fail(id, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
+            }
             send(id, .pong(nonce: nonce))
         case .pong:
             break // any frame counts as life; lastHeard is already updated

@@ -63,6 +63,13 @@ public final class TCPConnection {
     /// heard, and the liveness limit drops it; the kernel's memory per link stays small too.
     /// Game frames are tens of bytes: 32 KB in flight is plenty.
     public static let sendBufferBytes: Int32 = 16 * 1024
+    /// Bytes read per readiness, at most: what is left stays in the socket, and the loop (level
+    /// triggered) comes back to it next turn, having served the other ready links. A turn's frames on a
+    /// link are tens of bytes; a peer flooding small frames gets through at most this much a
+    /// turn. With the whole 16 KiB read buffer, a flooding link gave a turn about 700 frames
+    /// (2 ms of work), and 100 of them, reconnected together, stalled the loop for 170 ms with
+    /// a legitimate game's move waiting behind them (tools/bench/hostility, paced).
+    public static let maxReadPerTurn = 1024
 
     public let fd: Int32
     public let remote: SocketAddress
@@ -249,7 +256,8 @@ public final class TCPConnection {
         // decoder holds only the leftovers of an incomplete frame.
         var failure: WireError?
         let n = reactor.withReadBuffer { buffer in
-            let n = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            // Input to decode, at most `maxReadPerTurn`; input dropped while closing, all of it.
+            let n = Glibc.read(fd, buffer.baseAddress, closing || draining ? buffer.count : min(buffer.count, Self.maxReadPerTurn))
             guard n > 0 else { return n }
             let bytes = UnsafeBufferPointer(rebasing: buffer.bindMemory(to: UInt8.self)[0..<n])
             bytesIn += n

@@ -31,11 +31,11 @@ import TicTacTime
     }
 
     /// A bot from another daemon plays one whole game against the target: it still works.
-    private func legitimateGameCompletes() throws {
+    private func legitimateGameCompletes(against target: Daemon? = nil) throws {
         let other = try Daemon(reactor: reactor, config: config("legit", seed: 8, bot: .random))
         let otherLog = Log()
         other.onEvent = { otherLog.events.append($0) }
-        other.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: daemon.port)))
+        other.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: (target ?? daemon).port)))
         #expect(try run(reactor, for: .seconds(10)) { !otherLog.results.isEmpty })
         other.leave()
         try run(reactor, for: .seconds(2)) { other.connectionCount == 0 }
@@ -313,8 +313,39 @@ import TicTacTime
         try legitimateGameCompletes()
     }
 
+    @Test func aPingFloodIsClosedPastEightInOneSecond() throws {
+        // Protocol.md §6: a PING needs a second of silence; the ninth within one second is a
+        // flood (ERROR unexpected-message, unanswered), while eight a second are all answered.
+        let c = try RawClient(port: daemon.port)
+        try #require(try c.shakeHands(reactor))
+        try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
+        func pongs() -> [UInt64] { c.messages.compactMap { if case let .pong(n) = $0 { n } else { nil } } }
+        c.write((1...8).flatMap { Message.ping(nonce: $0).encoded() })
+        #expect(try run(reactor, for: .seconds(2)) { c.poll(); return pongs().count == 8 })
+        // A second later the count starts again: eight more are fine.
+        try run(reactor, for: .milliseconds(1100)) { c.poll(); return false }
+        c.write((9...16).flatMap { Message.ping(nonce: $0).encoded() })
+        #expect(try run(reactor, for: .seconds(2)) { c.poll(); return pongs().count == 16 })
+        #expect(c.errorCode == nil)
+        // Nine at once: eight answers, then ERROR and the close.
+        try run(reactor, for: .milliseconds(1100)) { c.poll(); return false }
+        c.write((17...25).flatMap { Message.ping(nonce: $0).encoded() })
+        try settle(c)
+        #expect(pongs() == Array(1...24))
+        #expect(c.errorCode == .unexpectedMessage)
+        #expect(c.closedByPeer)
+        #expect(log.has { if case let .protocolError(_, code, message, _) = $0 { code == .unexpectedMessage && message.contains("PING flood") } else { false } })
+        try legitimateGameCompletes()
+    }
+
     @Test func aPeerThatNeverReadsIsPausedThenDroppedWithinTheLivenessLimit() throws {
-        // A small receive buffer, so the daemon's PONGs back up into its own write queue.
+        // The PING limit lifted (as a benchmark that uses PING as an echo has it): the flood is
+        // then held off by backpressure. A small receive buffer, so the daemon's PONGs back up
+        // into its own write queue.
+        var lifted = config("lifted", seed: 17, bot: .perfect)
+        lifted.maxPingsPerSecond = 0
+        let daemon = try Daemon(reactor: reactor, config: lifted)
+        daemon.onEvent = { [log] in log.events.append($0) }
         let c = try RawClient(port: daemon.port, receiveBuffer: 4096)
         try #require(try c.shakeHands(reactor))
         try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
@@ -340,6 +371,6 @@ import TicTacTime
         #expect(daemon.connectionCount == 0, "dropped")
         #expect(reactor.now - t0 < daemon.core.config.deadAfter + .milliseconds(1500), "dropped after \(reactor.now - t0)")
         #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("no answer") } else { false } }, "\(log.events)")
-        try legitimateGameCompletes()
+        try legitimateGameCompletes(against: daemon)
     }
 }

@@ -79,6 +79,44 @@ import TicTacWire
 }
 
 @Suite struct TCPConnectionTests {
+    @Test func aFloodingLinkGetsOneReadATurnAndAnotherLinksFrameIsNotKeptBehindIt() throws {
+        // 700 frames wait on one link and one on another: one turn reads at most
+        // `maxReadPerTurn` bytes of the first (the rest stays in the socket for later turns),
+        // and the other link's frame is delivered in that same turn.
+        let r = try Reactor()
+        var servers: [TCPConnection] = []
+        var frames = [0, 0]
+        let l = try TCPListener(reactor: r) { fd, remote in
+            guard let c = try? TCPConnection(reactor: r, accepted: fd, remote: remote) else { return }
+            let k = servers.count
+            c.onFrame = { _ in frames[k] += 1 }
+            servers.append(c)
+        }
+        let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
+        var clients: [Int32] = []
+        defer { for c in clients { close(c) } }
+        for _ in 0..<2 {
+            let c = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            clients.append(c)
+            #expect(to.withSockAddr { Glibc.connect(c, $0, $1) } == 0)
+            let end = r.now + .seconds(2)
+            while servers.count < clients.count, r.now < end { try r.runOnce(maxWait: .milliseconds(20)) }
+        }
+        try #require(servers.count == 2)
+        let ping = Message.ping(nonce: 1).encoded()
+        let flood = [UInt8]((0..<700).flatMap { _ in ping })
+        #expect(flood.withUnsafeBytes { Glibc.send(clients[0], $0.baseAddress, $0.count, 0) } == flood.count)
+        #expect(ping.withUnsafeBytes { Glibc.send(clients[1], $0.baseAddress, $0.count, 0) } == ping.count)
+        let end = r.now + .seconds(2)
+        while frames[1] == 0, r.now < end { try r.runOnce(maxWait: .milliseconds(20)) }
+        #expect(frames[1] == 1)
+        #expect(frames[0] < 700 && frames[0] <= TCPConnection.maxReadPerTurn / ping.count, "\(frames[0]) frames of the flood in one turn")
+        // The rest comes in later turns, none lost.
+        while frames[0] < 700, r.now < end + .seconds(2) { try r.runOnce(maxWait: .milliseconds(20)) }
+        #expect(frames[0] == 700)
+        l.close()
+    }
+
     @Test func aClosingConnectionDropsInputInsteadOfBufferingIt() throws {
         let r = try Reactor()
         var server: TCPConnection?
