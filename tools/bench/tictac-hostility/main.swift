@@ -1,5 +1,6 @@
 // tictac-hostility: the Swift side of tools/bench/hostility (issue 7 §7, the cost of
-// hostility). Compiled by that script with plain swiftc against the release build's modules.
+// hostility). Compiled by that script with plain swiftc against the release build's modules,
+// with ../Common.swift (shared with tictac-bench: `moves` is the same code).
 //
 //   moves PORT COUNT WARMUP [PACE_MS]
 //     A legitimate 3 x 3 game's move latency: a human-seat Daemon dials the `tictac bot` at
@@ -26,25 +27,9 @@ import TicTacNet
 import TicTacTime
 import TicTacWire
 
-func fail(_ message: String) -> Never {
-    let line = Array("tictac-hostility: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
-}
-
 func say(_ line: String) {
     print(line)
     fflush(nil)
-}
-
-/// Each game of each client daemon gets its own seeded generator.
-final class Seeds {
-    private var next: UInt64
-    init(_ first: UInt64) { next = first }
-    func make() -> any RandomNumberGenerator {
-        next &+= 1
-        return SplitMix64(seed: next)
-    }
 }
 
 /// Keys for the client daemons: a different stream per process (two processes with one seed
@@ -58,49 +43,7 @@ func clientConfig(_ name: String, seeds: Seeds) throws -> DaemonConfig {
 // MARK: - moves
 
 func moves(port: UInt16, count: Int, warmup: Int, pace: Duration) throws {
-    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
-    let reactor = try Reactor()
-    var config = try clientConfig("legit", seeds: Seeds(7))
-    config.rematchDelay = .zero
-    let player = try Daemon(reactor: reactor, config: config)
-    var board = Board(size: .classic)
-    var samples: [Int64] = []
-    var seen = 0, sentAt: Int64 = 0, failure: String?
-    func play() {
-        guard let cell = board.emptyCells.first else { return }
-        sentAt = Reactor.now().nanoseconds
-        do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
-    }
-    player.onEvent = { event in
-        switch event {
-        case let .peerFound(peer):
-            do { try player.command(.invite(peer.id.description)) } catch { failure = "invite: \(error)"; reactor.stop() }
-        case .game(.opponentMoved, _):
-            guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
-            let t = Reactor.now().nanoseconds - sentAt
-            sentAt = 0
-            seen += 1
-            if seen > warmup { samples.append(t) }
-            if samples.count == count { reactor.stop() }
-        case let .game(.board(b), _): board = b
-        case .game(.gameOver, _): sentAt = 0 // our move ended it: no answer to time
-        case .game(.gameStarted, _): board = Board(size: .classic)
-        case .game(.yourTurn, _): reactor.schedule(after: pace) { play() }
-        case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
-            failure = reason
-            reactor.stop()
-        default: break
-        }
-    }
-    player.connect(to: server)
-    reactor.schedule(after: .seconds(120)) { reactor.stop() }
-    try reactor.run()
-    if let failure { fail("moves: \(failure)") }
-    guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
-    samples.sort()
-    let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
-    say("p50_us=\(Int(Double(samples[count / 2]) / 1e3)) p99_us=\(Int(Double(samples[count * 99 / 100]) / 1e3)) "
-        + "max_us=\(samples[count - 1] / 1000) mean_us=\(Int(mean)) n=\(count)")
+    try moves(port: port, config: try clientConfig("legit", seeds: Seeds(7)), count: count, warmup: warmup, pace: pace)
 }
 
 // MARK: - attack
@@ -233,13 +176,6 @@ func attack(port: UInt16, idle: Int, noread: Int, games: Int, seconds: Int) thro
 }
 
 // MARK: - main
-
-let args = CommandLine.arguments
-
-func number<T: FixedWidthInteger>(_ i: Int) -> T {
-    guard let value = T(args[i]) else { fail("not a number: \(args[i])") }
-    return value
-}
 
 switch (args.count > 1 ? args[1] : "", args.count) {
 case ("moves", 5), ("moves", 6):

@@ -1,5 +1,6 @@
 // tictac-bench: the Swift side of tools/bench/run. Compiled by `run` with plain swiftc against the
-// release build's modules and objects (no Package.swift change). Subcommands:
+// release build's modules and objects (no Package.swift change), with ../Common.swift (what it
+// shares with tictac-hostility, `moves` included). Subcommands:
 //
 //   echo PORT
 //     Round-trip benchmark, network layer only: one Reactor, a TCPListener and the accepted
@@ -63,14 +64,6 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 
-func fail(_ message: String) -> Never {
-    let line = Array("tictac-bench: \(message)\n".utf8)
-    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-    exit(1)
-}
-
-func monotonicNanoseconds() -> Int64 { Reactor.now().nanoseconds }
-
 // MARK: - echo
 
 func echo(port: UInt16) throws {
@@ -133,11 +126,6 @@ func decide(rounds: Int) {
     print("perfect_ns=\(format2(perfect)) random_ns=\(format2(random))")
 }
 
-func format2(_ x: Double) -> String {
-    let scaled = (x * 100).rounded() / 100
-    return "\(scaled)"
-}
-
 // MARK: - load
 
 /// Tallies of lost links by kind and reason (the ERROR code, or the text with its numbers
@@ -175,16 +163,6 @@ func procStatusKB(_ pid: Int32, _ field: String) -> Int {
         }
     }
     fail("no \(field) in /proc/\(pid)/status")
-}
-
-/// Hands each game of each client daemon its own seeded generator.
-final class Seeds {
-    private var next: UInt64
-    init(_ first: UInt64) { next = first }
-    func make() -> any RandomNumberGenerator {
-        next &+= 1
-        return SplitMix64(seed: next)
-    }
 }
 
 func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, generator: UInt64, think: Duration) throws {
@@ -374,77 +352,14 @@ func serve(port: UInt16, maxConnections: Int) throws {
 // MARK: - moves
 
 func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String?) throws {
-    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
-    let reactor = try Reactor()
     var idRandom = SplitMix64(seed: 0x6d6f_7665)
     var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"),
                               makeRandom: Seeds(7).make)
     config.size = try BoardSize(rows: size, cols: size, k: k)
-    config.rematchDelay = .zero
-    let player = try Daemon(reactor: reactor, config: config)
-    var board = Board(size: config.size)
-    var samples: [Int64] = []
-    samples.reserveCapacity(count)
-    var seen = 0, sentAt: Int64 = 0, failure: String?
-    func play() {
-        guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
-        sentAt = monotonicNanoseconds()
-        do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
-    }
-    player.onEvent = { event in
-        switch event {
-        case let .peerFound(peer):
-            do { try player.command(.invite(peer.id.description)) } catch { failure = "invite: \(error)"; reactor.stop() }
-        case .game(.opponentMoved, _):
-            guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
-            let t = monotonicNanoseconds() - sentAt
-            sentAt = 0
-            seen += 1
-            if seen > warmup { samples.append(t) }
-            if samples.count == count { reactor.stop() }
-        case let .game(.board(b), _):
-            board = b
-        case .game(.gameOver, _):
-            sentAt = 0 // our move ended the game: the bot's next move opens another, not an answer
-        case .game(.gameStarted, _):
-            board.removeAll() // keeps its line index (a new one per game allocates)
-        case .game(.yourTurn, _):
-            // After the handler returns: the event arrives inside the daemon's own dispatch.
-            reactor.schedule(after: .zero) { play() }
-        case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
-            failure = reason
-            reactor.stop()
-        case let .protocolError(_, _, message, _):
-            failure = message
-            reactor.stop()
-        default:
-            break
-        }
-    }
-    player.connect(to: server)
-    reactor.schedule(after: .seconds(120)) { reactor.stop() }
-    try reactor.run()
-    if let failure { fail("moves: \(failure)") }
-    guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
-    if let raw {
-        guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
-        for t in samples { fputs("\(t)\n", f) }
-        guard fclose(f) == 0 else { fail("cannot write \(raw)") }
-    }
-    samples.sort()
-    let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
-    print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
+    try moves(port: port, config: config, count: count, warmup: warmup, raw: raw)
 }
 
 // MARK: - main
-
-let args = CommandLine.arguments
-
-/// Argument `i` as a number, or exit with a message.
-func number<T: FixedWidthInteger>(_ i: Int) -> T {
-    guard let value = T(args[i]) else { fail("not a number: \(args[i])") }
-    return value
-}
 
 switch (args.count > 1 ? args[1] : "", args.count) {
 case ("echo", 3):

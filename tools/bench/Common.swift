@@ -1,0 +1,113 @@
+// What tictac-bench (tictac-bench/main.swift) and tictac-hostility (tictac-hostility/main.swift)
+// share: the scripts compile each with this file, with plain swiftc against the release build's
+// modules and objects.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemon
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+let args = CommandLine.arguments
+
+/// Prints `message` to stderr, prefixed with the tool's name, and exits 1.
+func fail(_ message: String) -> Never {
+    let tool = args.first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? "tictac-bench"
+    let line = Array("\(tool): \(message)\n".utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(1)
+}
+
+/// Argument `i` as a number, or exit with a message.
+func number<T: FixedWidthInteger>(_ i: Int) -> T {
+    guard let value = T(args[i]) else { fail("not a number: \(args[i])") }
+    return value
+}
+
+func monotonicNanoseconds() -> Int64 { Reactor.now().nanoseconds }
+
+func format2(_ x: Double) -> String {
+    let scaled = (x * 100).rounded() / 100
+    return "\(scaled)"
+}
+
+/// Hands each game of each client daemon its own seeded generator.
+final class Seeds {
+    private var next: UInt64
+    init(_ first: UInt64) { next = first }
+    func make() -> any RandomNumberGenerator {
+        next &+= 1
+        return SplitMix64(seed: next)
+    }
+}
+
+// MARK: - moves
+
+/// A player's seat (`config`, its board size included) dials the bot daemon at 127.0.0.1:PORT,
+/// invites it and plays the first empty cell `pace` after each turn comes. Each sample runs from
+/// the local move command to the opponent-moved event; a move that ends a game has no answer and
+/// is not one. Rematches at once. After `warmup` moves, `count` are timed; `raw` gets every
+/// sample in ns, one a line. Prints p50_us, p99_us, max_us, mean_us and n.
+func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Duration = .zero, raw: String? = nil) throws {
+    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
+    let reactor = try Reactor()
+    var config = config
+    config.rematchDelay = .zero
+    let player = try Daemon(reactor: reactor, config: config)
+    var board = Board(size: config.size)
+    var samples: [Int64] = []
+    samples.reserveCapacity(count)
+    var seen = 0, sentAt: Int64 = 0, failure: String?
+    func play() {
+        guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+        sentAt = monotonicNanoseconds()
+        do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
+    }
+    player.onEvent = { event in
+        switch event {
+        case let .peerFound(peer):
+            do { try player.command(.invite(peer.id.description)) } catch { failure = "invite: \(error)"; reactor.stop() }
+        case .game(.opponentMoved, _):
+            guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
+            let t = monotonicNanoseconds() - sentAt
+            sentAt = 0
+            seen += 1
+            if seen > warmup { samples.append(t) }
+            if samples.count == count { reactor.stop() }
+        case let .game(.board(b), _):
+            board = b
+        case .game(.gameOver, _):
+            sentAt = 0 // our move ended the game: the bot's next move opens another, not an answer
+        case .game(.gameStarted, _):
+            board.removeAll() // keeps its line index (a new one per game allocates)
+        case .game(.yourTurn, _):
+            // After the handler returns: the event arrives inside the daemon's own dispatch.
+            reactor.schedule(after: pace) { play() }
+        case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
+            failure = reason
+            reactor.stop()
+        case let .protocolError(_, _, message, _):
+            failure = message
+            reactor.stop()
+        default:
+            break
+        }
+    }
+    player.connect(to: server)
+    reactor.schedule(after: .seconds(120)) { reactor.stop() }
+    try reactor.run()
+    if let failure { fail("moves: \(failure)") }
+    guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
+    if let raw {
+        guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
+        for t in samples { fputs("\(t)\n", f) }
+        guard fclose(f) == 0 else { fail("cannot write \(raw)") }
+    }
+    samples.sort()
+    let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
+    print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) "
+        + "max_us=\(format2(Double(samples[count - 1]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
+    fflush(nil)
+}
