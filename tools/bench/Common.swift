@@ -49,7 +49,9 @@ final class Seeds {
 /// invites it and plays the first empty cell `pace` after each turn comes. Each sample runs from
 /// the local move command to the opponent-moved event; a move that ends a game has no answer and
 /// is not one. Rematches at once. After `warmup` moves, `count` are timed; `raw` gets every
-/// sample in ns, one a line. Prints p50_us, p99_us, max_us, mean_us and n.
+/// sample, one a line: ns and its kind (0: our move opened the game, so the game's start was
+/// just before it; 1: a move in mid-game; 2: the answer ended the game, so the peer's end of
+/// game and rematch came with it). Prints p50_us, p99_us, max_us, mean_us and n.
 func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Duration = .zero, raw: String? = nil) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
@@ -57,11 +59,15 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
     config.rematchDelay = .zero
     let player = try Daemon(reactor: reactor, config: config)
     var board = Board(size: config.size)
-    var samples: [Int64] = []
+    var samples: [Int64] = [], kinds: [UInt8] = []
     samples.reserveCapacity(count)
+    kinds.reserveCapacity(count)
     var seen = 0, sentAt: Int64 = 0, failure: String?
+    var movesThisGame = 0, opening = false, lastWasAnswer = false
     func play() {
         guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+        opening = movesThisGame == 0
+        lastWasAnswer = false
         sentAt = monotonicNanoseconds()
         do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
     }
@@ -74,14 +80,22 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
             let t = monotonicNanoseconds() - sentAt
             sentAt = 0
             seen += 1
-            if seen > warmup { samples.append(t) }
+            if seen > warmup {
+                samples.append(t)
+                kinds.append(opening ? 0 : 1)
+                lastWasAnswer = true
+            }
             if samples.count == count { reactor.stop() }
         case let .game(.board(b), _):
             board = b
+            movesThisGame += 1
         case .game(.gameOver, _):
             sentAt = 0 // our move ended the game: the bot's next move opens another, not an answer
+            if lastWasAnswer, !kinds.isEmpty { kinds[kinds.count - 1] = 2 } // the answer ended it
+            lastWasAnswer = false
         case .game(.gameStarted, _):
             board.removeAll() // keeps its line index (a new one per game allocates)
+            movesThisGame = 0
         case .game(.yourTurn, _):
             // After the handler returns: the event arrives inside the daemon's own dispatch.
             reactor.schedule(after: pace) { play() }
@@ -102,7 +116,7 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
     guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
     if let raw {
         guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
-        for t in samples { fputs("\(t)\n", f) }
+        for i in samples.indices { fputs("\(samples[i]) \(kinds[i])\n", f) }
         guard fclose(f) == 0 else { fail("cannot write \(raw)") }
     }
     samples.sort()
