@@ -26,6 +26,9 @@ public struct DaemonConfig {
     public var maxLargeGamesPerAddress = 2
     /// A fresh generator per game and for ids: the system's in the app, seeded in tests.
     public var makeRandom: () -> any RandomNumberGenerator
+    /// Silence after which we PING, and again at this pace while it lasts (Protocol.md §6: 1 s).
+    /// Shorter is for tests against raw clients: below 1/8 s a peer that enforces §6's PING limit
+    /// (as `maxPingsPerSecond` does here) would close the link.
     public var pingAfter: Duration = .seconds(1)
     public var deadAfter: Duration = .seconds(5)
     public var handshakeTimeout: Duration = .seconds(5)
