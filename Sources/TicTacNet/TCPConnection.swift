@@ -64,9 +64,9 @@ public final class TCPConnection {
     /// Game frames are tens of bytes: 32 KB in flight is plenty.
     public static let sendBufferBytes: Int32 = 16 * 1024
     /// Bytes read per readiness, at most: what is left stays in the socket, and the loop (level
-    /// triggered) comes back to it next turn, having served the other ready links. A turn's frames on a
-    /// link are tens of bytes; a peer flooding small frames gets through at most this much a
-    /// turn. With the whole 16 KiB read buffer, a flooding link gave a turn about 700 frames
+    /// triggered) comes back to it next turn, having served the other ready links. A turn's
+    /// frames on a link are tens of bytes; a peer flooding small frames gets through at most
+    /// this much a turn. With the whole 16 KiB read buffer, a flooding link gave a turn about 700 frames
     /// (2 ms of work), and 100 of them, reconnected together, stalled the loop for 170 ms with
     /// a legitimate game's move waiting behind them (tools/bench/hostility, paced).
     public static let maxReadPerTurn = 1024
@@ -257,7 +257,8 @@ public final class TCPConnection {
         var failure: WireError?
         let n = reactor.withReadBuffer { buffer in
             // Input to decode, at most `maxReadPerTurn`; input dropped while closing, all of it.
-            let n = Glibc.read(fd, buffer.baseAddress, closing || draining ? buffer.count : min(buffer.count, Self.maxReadPerTurn))
+            let limit = closing || draining ? buffer.count : min(buffer.count, Self.maxReadPerTurn)
+            let n = Glibc.read(fd, buffer.baseAddress, limit)
             guard n > 0 else { return n }
             let bytes = UnsafeBufferPointer(rebasing: buffer.bindMemory(to: UInt8.self)[0..<n])
             bytesIn += n
