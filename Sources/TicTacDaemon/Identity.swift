@@ -16,14 +16,25 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
 /// random input. A seeded daemon therefore sends the same bytes on every run, which replaying a
 /// packet capture needs. (Apple's CryptoKit randomises its signatures; they still verify.)
 public struct Identity: Sendable {
+    /// swift-crypto's key is not marked Sendable; this one is never changed after it is made,
+    /// and signing only reads it.
+    private final class SigningKey: @unchecked Sendable {
+        let key: Curve25519.Signing.PrivateKey
+        init(_ key: Curve25519.Signing.PrivateKey) { self.key = key }
+    }
+
     /// Domain separation for the id derivation: 21 ASCII bytes before the public key.
     public static let idLabel: [UInt8] = Array("tictac-instance-id-v1".utf8)
     /// The private key's length (RFC 8032's 32-byte seed).
     public static let privateKeyLength = 32
 
-    /// The 32-byte private key, as `--identity` files keep it. (Kept as bytes, which are
-    /// Sendable; the library's key is rebuilt for each signature, once per connection.)
+    /// The 32-byte private key, as `--identity` files keep it.
     public let privateKey: [UInt8]
+    /// The library's key, made once: making it from the bytes derives the public key (a scalar
+    /// multiplication, as dear as the signature itself), which rebuilding it for every PROOF
+    /// did: 15 % of a handshake's work (callgrind, a daemon under tools/bench/hostility's
+    /// reconnection storm).
+    private let signingKey: SigningKey
     /// The 32-byte Ed25519 public key sent in HELLO.
     public let publicKey: [UInt8]
     /// First 16 bytes of SHA-256(idLabel || publicKey).
@@ -36,6 +47,7 @@ public struct Identity: Sendable {
             throw IdentityError("a private key is \(Self.privateKeyLength) bytes, not \(privateKey.count)")
         }
         self.privateKey = privateKey
+        signingKey = SigningKey(key)
         publicKey = Array(key.publicKey.rawRepresentation)
         instanceID = Self.instanceID(forPublicKey: publicKey)
     }
@@ -61,8 +73,7 @@ public struct Identity: Sendable {
 
     /// Signs a handshake transcript; nil only if the library fails (an internal error).
     public func sign(_ message: [UInt8]) -> [UInt8]? {
-        guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: privateKey),
-              let signature = try? key.signature(for: message) else { return nil }
+        guard let signature = try? signingKey.key.signature(for: message) else { return nil }
         return Array(signature)
     }
 
