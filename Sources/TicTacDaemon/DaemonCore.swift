@@ -728,8 +728,10 @@ public struct DaemonCore {
 
     /// The same for a link in hand (no lookup per action: each one hashed the id).
     private mutating func drainGame(_ link: Link, now: Instant) {
-        guard let peer = link.peer else { return }
+        // The peer is read only for an event the front asked for (a copy retains its strings).
+        guard link.peer != nil else { return }
         let id = link.id
+        let isBot = config.bot != nil
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // a buffer kept from the last call (none when re-entered)
         defer { pending.clearKeepingCapacity(); swap(&pending, &gameActions) }
@@ -746,8 +748,8 @@ public struct DaemonCore {
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
-                    if config.gameEvents.contains(event.kind) { emit(.game(event, opponent: peer)) }
-                    guard config.bot != nil else { continue }
+                    if config.gameEvents.contains(event.kind), let peer = link.peer { emit(.game(event, opponent: peer)) }
+                    guard isBot else { continue }
                     switch event {
                     case .yourTurn: botTurns.append(id)
                     case .gameOver: try? link.match?.game.handle(.localNewGame, now: now) // a bot rematches at once

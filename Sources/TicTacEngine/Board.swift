@@ -179,15 +179,43 @@ public struct Board: Sendable, Hashable {
 
     /// The first complete line through `cell`, in `BoardSize.lines` order. After a move on a
     /// board that had no winner, this is `winningLine` without scanning the whole board.
+    ///
+    /// Walks the four directions from the cell in the order `lines` lists them (rows, columns,
+    /// down-right, down-left), counting the cell's piece back and forth, up to k - 1 each way.
+    /// Within a direction, `lines` lists windows by their first cell, row-major, and stepping
+    /// back along any of the four directions goes earlier in that order: the first complete
+    /// window is the one that starts furthest back. No line lists are read, so nothing is retained.
     public func winningLine(through cell: Int) -> WinningLine? {
         let piece = cells[cell]
         guard piece != .empty else { return nil }
-        // Read through buffers: iterating the lines by value retained and released each one.
-        let lines = linesByCell.through[cell]
-        let found = cells.withUnsafeBufferPointer { board in
-            lines.firstIndex { line in line.withUnsafeBufferPointer { $0.allSatisfy { board[$0] == piece } } }
+        let cols = size.cols, rows = size.rows, k = size.k
+        let row = cell / cols, col = cell % cols
+        return cells.withUnsafeBufferPointer { board -> WinningLine? in
+            for direction in 0..<4 {
+                let dr = direction == 0 ? 0 : 1
+                let dc = direction == 0 || direction == 2 ? 1 : direction == 1 ? 0 : -1
+                // Back (up or left; rows never grow), then forward (rows never shrink) only as
+                // far as k needs.
+                var back = 0, r = row - dr, c = col - dc
+                while back < k - 1, r >= 0, c >= 0, c < cols, board[r * cols + c] == piece {
+                    back += 1
+                    r -= dr
+                    c -= dc
+                }
+                var forward = 0
+                r = row + dr
+                c = col + dc
+                while back + forward < k - 1, r < rows, c >= 0, c < cols, board[r * cols + c] == piece {
+                    forward += 1
+                    r += dr
+                    c += dc
+                }
+                guard back + forward == k - 1 else { continue }
+                let step = dr * cols + dc, start = cell - back * step
+                return WinningLine(piece: piece, cells: (0..<k).map { start + $0 * step })
+            }
+            return nil
         }
-        return found.map { WinningLine(piece: piece, cells: lines[$0]) }
     }
 
     public var outcome: Outcome {

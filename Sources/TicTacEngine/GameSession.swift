@@ -269,7 +269,7 @@ public struct GameSession {
             do { try board.place(piece, at: cell) } catch { throw .illegal(error) }
             moves.append(cell)
             emit(.send(.move(cell: UInt16(cell))))
-            show(.board(board))
+            showBoard()
             if !finishIfOver(after: cell, ending: .ourMove, now: now) {
                 state = .opponentTurn
                 startClock(now: now)
@@ -457,7 +457,7 @@ public struct GameSession {
             }
             moves.append(cell)
             show(.opponentMoved(cell: cell))
-            show(.board(board))
+            showBoard()
             if !finishIfOver(after: cell, ending: .theirMove, now: now) {
                 state = .myTurn
                 startClock(now: now)
@@ -596,6 +596,13 @@ public struct GameSession {
     }
 
     private mutating func emit(_ action: consuming GameAction) { actions.append(action) } // moved in, not copied
+
+    /// The board after a move, built only when it is shown: the event's copy retains the
+    /// board's buffers, and a headless bot never reads it.
+    private mutating func showBoard() {
+        guard shownEvents.contains(.board) else { return }
+        actions.append(.show(.board(board)))
+    }
 
     /// Queues an event the owner is given (`shownEvents`); the others are dropped here.
     private mutating func show(_ event: consuming GameEvent) {
