@@ -188,30 +188,36 @@ public struct Board: Sendable, Hashable {
     public func winningLine(through cell: Int) -> WinningLine? {
         let piece = cells[cell]
         guard piece != .empty else { return nil }
-        let cols = size.cols, rows = size.rows, k = size.k
+        let cols = size.cols, k = size.k
         let row = cell / cols, col = cell % cols
+        let up = row, down = size.rows - 1 - row, left = col, right = cols - 1 - col
         return cells.withUnsafeBufferPointer { board -> WinningLine? in
             for direction in 0..<4 {
-                let dr = direction == 0 ? 0 : 1
-                let dc = direction == 0 || direction == 2 ? 1 : direction == 1 ? 0 : -1
-                // Back (up or left; rows never grow), then forward (rows never shrink) only as
-                // far as k needs.
-                var back = 0, r = row - dr, c = col - dc
-                while back < k - 1, r >= 0, c >= 0, c < cols, board[r * cols + c] == piece {
+                // The step to the next cell of the direction, and how many cells lie before
+                // (up or left) and after the cell along it.
+                let step: Int, before: Int, after: Int
+                switch direction {
+                case 0: (step, before, after) = (1, left, right)
+                case 1: (step, before, after) = (cols, up, down)
+                case 2: (step, before, after) = (cols + 1, min(up, left), min(down, right))
+                default: (step, before, after) = (cols - 1, min(up, right), min(down, left))
+                }
+                guard before + after >= k - 1 else { continue } // no line of k fits
+                var back = 0, i = cell
+                while back < min(before, k - 1) {
+                    i -= step
+                    guard board[i] == piece else { break }
                     back += 1
-                    r -= dr
-                    c -= dc
                 }
                 var forward = 0
-                r = row + dr
-                c = col + dc
-                while back + forward < k - 1, r < rows, c >= 0, c < cols, board[r * cols + c] == piece {
+                i = cell
+                while forward < min(after, k - 1 - back) {
+                    i += step
+                    guard board[i] == piece else { break }
                     forward += 1
-                    r += dr
-                    c += dc
                 }
                 guard back + forward == k - 1 else { continue }
-                let step = dr * cols + dc, start = cell - back * step
+                let start = cell - back * step
                 return WinningLine(piece: piece, cells: (0..<k).map { start + $0 * step })
             }
             return nil
