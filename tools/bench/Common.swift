@@ -45,6 +45,38 @@ final class Seeds {
 
 // MARK: - moves
 
+/// Turns taken with another process (tools/bench/run: the C pairs' client, pingpong.c
+/// `--baton`), so that both are timed in the same stretches of the machine's load: before each
+/// block of `block` timed moves, one byte to the fifo `output`, then wait for one from `input`.
+/// The fifos are opened at the first turn, `output` first (the client opens them in the same
+/// order, so neither open waits forever).
+final class Baton {
+    let input: String, output: String, block: Int
+    private var inFD: Int32 = -1, outFD: Int32 = -1
+
+    init(input: String, output: String, block: Int) {
+        self.input = input
+        self.output = output
+        self.block = block
+    }
+
+    func pass() {
+        if outFD < 0 {
+            outFD = open(output, O_WRONLY)
+            inFD = open(input, O_RDONLY)
+            guard outFD >= 0, inFD >= 0 else { fail("baton: cannot open \(output) and \(input)") }
+        }
+        var byte: UInt8 = 1
+        guard write(outFD, &byte, 1) == 1 else { fail("baton: cannot write \(output)") }
+        while true {
+            let n = read(inFD, &byte, 1)
+            if n == 1 { return }
+            if n < 0, errno == EINTR { continue }
+            fail("baton: \(input) closed (the other side ended)")
+        }
+    }
+}
+
 /// A player's seat (`config`, its board size included) dials the bot daemon at 127.0.0.1:PORT,
 /// invites it and plays the first empty cell `pace` after each turn comes. Each sample runs from
 /// the local move command to the opponent-moved event; a move that ends a game has no answer and
@@ -52,7 +84,8 @@ final class Seeds {
 /// sample, one a line: ns and its kind (0: our move opened the game, so the game's start was
 /// just before it; 1: a move in mid-game; 2: the answer ended the game, so the peer's end of
 /// game and rematch came with it). Prints p50_us, p99_us, max_us, mean_us and n.
-func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Duration = .zero, raw: String? = nil) throws {
+func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Duration = .zero, raw: String? = nil,
+           baton: Baton? = nil) throws {
     guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
     let reactor = try Reactor()
     var config = config
@@ -64,8 +97,17 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
     kinds.reserveCapacity(count)
     var seen = 0, sentAt: Int64 = 0, failure: String?
     var movesThisGame = 0, opening = false, lastWasAnswer = false
+    var batonAt = -1, discard = false
     func play() {
         guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+        // Before each block of timed moves the other process takes its turn (nothing of ours
+        // runs). The first answer after it is not a sample: it finds the caches as the other
+        // process left them (the C client likewise makes one untimed round trip first).
+        if let baton, seen >= warmup, seen - warmup < count, (seen - warmup) % baton.block == 0, batonAt != seen {
+            batonAt = seen
+            baton.pass()
+            discard = true
+        }
         opening = movesThisGame == 0
         lastWasAnswer = false
         sentAt = monotonicNanoseconds()
@@ -79,6 +121,7 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
             guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
             let t = monotonicNanoseconds() - sentAt
             sentAt = 0
+            if discard { discard = false; return }
             seen += 1
             if seen > warmup {
                 samples.append(t)

@@ -13,7 +13,7 @@
  *       connections in one epoll loop (level-triggered, like the Reactor), each connection with
  *       an input buffer parsed into whole frames and an output buffer flushed on EPOLLOUT when
  *       the socket is full. Echoes every frame; ends when its last connection closes.
- *   pingpong client [--raw PREFIX] N WARMUP BLOCK TARGET...
+ *   pingpong client [--raw PREFIX] [--baton IN OUT] N WARMUP BLOCK TARGET...
  *       TARGET is echo:PORT (blocking socket; sends the 17-byte MOVE frame of Protocol.md §6 and
  *       expects the same 17 bytes back: `server`, `eserver` or `tictac-bench echo`), epoll:PORT
  *       (the same frame, but the client's socket is nonblocking and it waits in epoll_wait, as a
@@ -21,7 +21,10 @@
  *       with a tictac daemon by HELLO and PROOF (Ed25519 through OpenSSL's libcrypto), then sends PING(nonce), 23 bytes, and expects PONG(nonce):
  *       the daemon's decode -> DaemonCore -> encode -> send path).
  *       WARMUP untimed round trips per target, then N timed per target; the targets take turns
- *       in blocks of BLOCK, so load from elsewhere on the machine hits all of them alike.
+ *       in blocks of BLOCK, so load from elsewhere on the machine hits all of them alike. With
+ *       --baton, each round of blocks waits for a byte on the fifo IN and then writes one to OUT:
+ *       the rounds alternate with `tictac-bench moves` (tools/bench/run), so the C pairs and the
+ *       daemons are timed in the same stretches of the machine's load.
  *
  * The client is the same code for every server, so only the server side differs. It retries
  * connect for 10 s (a server may still be starting). Every loop is bounded.
@@ -410,14 +413,43 @@ static uint64_t round_trip(struct target *g) {
 
 /* Targets take turns in blocks of BLOCK round trips, so a burst of load on this shared machine
    hits them all alike instead of skewing whichever ran at that moment. */
-static int client(const char *raw, int n, int warmup, int block, int count, char **specs) {
+/* With a baton (--baton IN OUT, two fifos), each round of blocks waits for a byte from IN first,
+   makes one untimed round trip per target (the caches as the other process left them), and writes
+   a byte to OUT after it: the turns alternate with another process (`tictac-bench moves`), timed
+   in the same stretches of the machine's load. IN is opened first, as the other side opens its end
+   of it first. */
+static void baton_wait(int fd) {
+    uint8_t byte;
+    for (;;) {
+        ssize_t r = read(fd, &byte, 1);
+        if (r == 1) return;
+        if (r < 0 && errno == EINTR) continue;
+        fprintf(stderr, "pingpong: the baton's other side ended\n");
+        exit(1);
+    }
+}
+
+static int client(const char *raw, const char *baton_in, const char *baton_out, int n, int warmup, int block,
+                  int count, char **specs) {
     struct target g[8];
     for (int i = 0; i < count; i++) open_target(&g[i], specs[i], n);
     for (int i = 0; i < count; i++)
         for (int w = 0; w < warmup; w++) round_trip(&g[i]);
-    for (int done = 0; done < n; done += block)
+    int in = -1, out = -1;
+    if (baton_in) {
+        if ((in = open(baton_in, O_RDONLY)) < 0) die(baton_in);
+        if ((out = open(baton_out, O_WRONLY)) < 0) die(baton_out);
+    }
+    for (int done = 0; done < n; done += block) {
+        if (in >= 0) {
+            baton_wait(in);
+            for (int i = 0; i < count; i++) round_trip(&g[i]); /* untimed: the caches as the other side left them */
+        }
         for (int i = 0; i < count; i++)
             for (int k = 0; k < block && g[i].count < n; k++) g[i].t[g[i].count++] = round_trip(&g[i]);
+        uint8_t byte = 1;
+        if (out >= 0 && write(out, &byte, 1) != 1) die(baton_out);
+    }
     for (int i = 0; i < count; i++) {
         if (raw) {
             char path[4096];
@@ -442,19 +474,26 @@ static int client(const char *raw, int n, int warmup, int block, int count, char
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "server") == 0) return server(atoi(argv[2]));
     if (argc == 3 && strcmp(argv[1], "eserver") == 0) return epoll_server(atoi(argv[2]));
-    const char *raw = NULL;
-    if (argc >= 4 && strcmp(argv[1], "client") == 0 && strcmp(argv[2], "--raw") == 0) {
-        raw = argv[3];
-        argv[3] = argv[1]; /* "client", then the same arguments as without --raw */
-        argv += 2;
-        argc -= 2;
+    const char *raw = NULL, *baton_in = NULL, *baton_out = NULL;
+    int a = 2; /* the client's options, then N WARMUP BLOCK TARGET... */
+    while (argc >= 2 && strcmp(argv[1], "client") == 0 && a < argc && strncmp(argv[a], "--", 2) == 0) {
+        if (strcmp(argv[a], "--raw") == 0 && a + 1 < argc) {
+            raw = argv[a + 1];
+            a += 2;
+        } else if (strcmp(argv[a], "--baton") == 0 && a + 2 < argc) {
+            baton_in = argv[a + 1];
+            baton_out = argv[a + 2];
+            a += 3;
+        } else {
+            a = argc; /* unknown option: usage */
+        }
     }
-    if (argc >= 6 && argc <= 13 && strcmp(argv[1], "client") == 0) {
-        int n = atoi(argv[2]), warmup = atoi(argv[3]), block = atoi(argv[4]);
+    if (argc - a >= 4 && argc - a <= 11 && strcmp(argv[1], "client") == 0) {
+        int n = atoi(argv[a]), warmup = atoi(argv[a + 1]), block = atoi(argv[a + 2]);
         if (n < 1 || n > 10000000 || warmup < 0 || block < 1) { fprintf(stderr, "pingpong: bad counts\n"); return 2; }
-        return client(raw, n, warmup, block, argc - 5, argv + 5);
+        return client(raw, baton_in, baton_out, n, warmup, block, argc - a - 3, argv + a + 3);
     }
-    fprintf(stderr, "usage: pingpong server PORT | pingpong eserver PORT | "
-                    "pingpong client [--raw PREFIX] N WARMUP BLOCK echo:PORT|epoll:PORT|daemon:PORT...\n");
+    fprintf(stderr, "usage: pingpong server PORT | pingpong eserver PORT | pingpong client [--raw PREFIX] "
+                    "[--baton IN OUT] N WARMUP BLOCK echo:PORT|epoll:PORT|daemon:PORT...\n");
     return 2;
 }

@@ -9,7 +9,7 @@
 //     reference), so the difference to the C echo server is Reactor + TCPConnection + FrameDecoder.
 //     Exits when the client disconnects.
 //
-//   moves PORT SIZE K COUNT WARMUP [RAWFILE]
+//   moves PORT SIZE K COUNT WARMUP [RAWFILE [BATON_IN BATON_OUT BLOCK]]
 //     Move round trip through two daemons: a human-seat Daemon in this process (one Reactor)
 //     dials the `tictac bot --level random` daemon at 127.0.0.1:PORT, invites it to a SIZE x SIZE
 //     board with K in a row (3 3: the real game, where a game's own costs (RESET, the
@@ -18,7 +18,12 @@
 //     command (our GameSession, encode, send) to the opponent-moved event (the bot daemon's
 //     decode, DaemonCore, GameSession, bot, encode, send; our decode, DaemonCore, GameSession).
 //     Rematches start at once. After WARMUP moves, COUNT moves are timed; RAWFILE gets every
-//     sample in ns, one a line (tools/bench/run pools several runs' samples).
+//     sample in ns, one a line (tools/bench/run pools several runs' samples). With a baton (two
+//     fifos and a block size), it takes turns with pingpong.c's client (`--baton`): before each
+//     block of BLOCK timed moves it writes a byte to BATON_OUT and waits for one on BATON_IN,
+//     so the C pairs are timed in the same stretches of the machine's load as the daemons; the
+//     first answer after each wait is not a sample (both sides leave out their first round trip
+//     after a turn of the other).
 //
 //   decide ROUNDS
 //     Bot decision time on 3 x 3: every reachable position where the game is still on (O moves
@@ -351,12 +356,12 @@ func serve(port: UInt16, maxConnections: Int) throws {
 
 // MARK: - moves
 
-func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String?) throws {
+func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String?, baton: Baton?) throws {
     var idRandom = SplitMix64(seed: 0x6d6f_7665)
     var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"),
                               makeRandom: Seeds(7).make)
     config.size = try BoardSize(rows: size, cols: size, k: k)
-    try moves(port: port, config: config, count: count, warmup: warmup, raw: raw)
+    try moves(port: port, config: config, count: count, warmup: warmup, raw: raw, baton: baton)
 }
 
 // MARK: - main
@@ -364,9 +369,10 @@ func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String
 switch (args.count > 1 ? args[1] : "", args.count) {
 case ("echo", 3):
     try echo(port: number(2))
-case ("moves", 7), ("moves", 8):
+case ("moves", 7), ("moves", 8), ("moves", 11):
     try moves(port: number(2), size: number(3), k: number(4), count: number(5), warmup: number(6),
-              raw: args.count == 8 ? args[7] : nil)
+              raw: args.count >= 8 ? args[7] : nil,
+              baton: args.count == 11 ? Baton(input: args[8], output: args[9], block: number(10)) : nil)
 case ("decide", 3):
     decide(rounds: number(2))
 case ("serve", 4):
@@ -375,5 +381,5 @@ case ("load", 6), ("load", 7), ("load", 8):
     try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5),
              generator: args.count >= 7 ? number(6) : 0, think: .milliseconds(args.count == 8 ? number(7) as Int64 : 0))
 default:
-    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]")
+    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE [BATON_IN BATON_OUT BLOCK]] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]")
 }
