@@ -42,8 +42,6 @@ public final class Daemon {
     private var connections: [LinkID: TCPConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
-    /// The same for the events and log lines of `apply`'s second pass.
-    private var noteBuffer: [DaemonAction] = []
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -364,9 +362,6 @@ public final class Daemon {
         // Consecutive frames for one link leave in one send(): a stream does not keep frame
         // boundaries (Protocol.md §2): fewer system calls here, and fewer wake-ups and reads at
         // the peer.
-        var notes: [DaemonAction] = []
-        swap(&notes, &noteBuffer)
-        defer { notes.clearKeepingCapacity(); swap(&notes, &noteBuffer) }
         var batch: (id: LinkID, bytes: [UInt8])?
         func sendBatch() {
             guard let b = batch else { return }
@@ -374,7 +369,17 @@ public final class Daemon {
             connections[b.id]?.send(b.bytes)
             core.recycle(b.bytes) // written or copied into the connection's queue: reused
         }
+        var notes = false
         for i in pending.indices {
+            // The notifications stay where they are for the second pass (their kind is read
+            // without copying them).
+            switch pending[i] {
+            case .event, .log:
+                notes = true
+                continue
+            default:
+                break
+            }
             // Each action is moved out (a payload-free one left in its place, never carried out,
             // until the buffer is emptied): copying it cost more than most actions' work.
             var action = DaemonAction.close(0, flush: false)
@@ -388,10 +393,8 @@ public final class Daemon {
                     sendBatch()
                     batch = (id, bytes)
                 }
-            case let .event(event):
-                notes.append(.event(event))
-            case let .log(line):
-                notes.append(.log(line))
+            case .event, .log:
+                break // left for the second pass, above
             case let .close(id, flush):
                 sendBatch()
                 close(id, flush: flush)
@@ -404,13 +407,17 @@ public final class Daemon {
             }
         }
         sendBatch()
-        for i in notes.indices {
+        for i in pending.indices where notes {
+            switch pending[i] {
+            case .event, .log: break
+            default: continue // carried out, or a placeholder
+            }
             var action = DaemonAction.close(0, flush: false)
-            swap(&action, &notes[i])
+            swap(&action, &pending[i])
             switch consume action {
             case let .event(event): onEvent(event)
             case let .log(line): onLog(line)
-            case .send, .close, .dial, .think: break // never put here
+            case .send, .close, .dial, .think: break // carried out in the first pass
             }
         }
         if let discovery, let state = core.presenceChanged() {
