@@ -411,8 +411,6 @@ static uint64_t round_trip(struct target *g) {
     return t1 - t0;
 }
 
-/* Targets take turns in blocks of BLOCK round trips, so a burst of load on this shared machine
-   hits them all alike instead of skewing whichever ran at that moment. */
 /* With a baton (--baton IN OUT, two fifos), each round of blocks waits for a byte from IN first,
    makes one untimed round trip per target (the caches as the other process left them), and writes
    a byte to OUT after it: the turns alternate with another process (`tictac-bench moves`), timed
@@ -429,6 +427,8 @@ static void baton_wait(int fd) {
     }
 }
 
+/* Targets take turns in blocks of BLOCK round trips, so a burst of load on this shared machine
+   hits them all alike instead of skewing whichever ran at that moment. */
 static int client(const char *raw, const char *baton_in, const char *baton_out, int n, int warmup, int block,
                   int count, char **specs) {
     struct target g[8];
