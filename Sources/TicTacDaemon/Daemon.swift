@@ -407,17 +407,19 @@ public final class Daemon {
             }
         }
         sendBatch()
-        for i in pending.indices where notes {
-            switch pending[i] {
-            case .event, .log: break
-            default: continue // carried out, or a placeholder
-            }
-            var action = DaemonAction.close(0, flush: false)
-            swap(&action, &pending[i])
-            switch consume action {
-            case let .event(event): onEvent(event)
-            case let .log(line): onLog(line)
-            case .send, .close, .dial, .think: break // carried out in the first pass
+        if notes {
+            for i in pending.indices {
+                switch pending[i] {
+                case .event, .log: break
+                default: continue // carried out, or a placeholder
+                }
+                var action = DaemonAction.close(0, flush: false)
+                swap(&action, &pending[i])
+                switch consume action {
+                case let .event(event): onEvent(event)
+                case let .log(line): onLog(line)
+                case .send, .close, .dial, .think: break // carried out in the first pass
+                }
             }
         }
         if let discovery, let state = core.presenceChanged() {
