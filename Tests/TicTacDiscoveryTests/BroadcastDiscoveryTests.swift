@@ -54,7 +54,7 @@ import TicTacWire
         #expect(updated)
 
         nodes[2].0.stop()
-        let gone = try run(reactor, for: .milliseconds(500)) {
+        let gone = try run(reactor, for: .seconds(3)) { // the GOODBYE, well before the 6 s expiry
             nodes[0].1.lost.contains { $0.0 == ID128(high: 3, low: 3) } && nodes[1].1.lost.contains { $0.0 == ID128(high: 3, low: 3) }
         }
         #expect(gone)

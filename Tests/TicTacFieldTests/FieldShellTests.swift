@@ -85,9 +85,9 @@ struct Seeded: RandomNumberGenerator {
         let quit = reactor.now
         nodes[2].field.leave()
         nodes[2].discovery.stop()
-        let gone = try run(reactor, for: .seconds(1)) { nodes[0].seen.count == 1 && nodes[1].seen.count == 1 }
-        #expect(gone)
-        #expect(reactor.now - quit < .milliseconds(500))
+        // Well before the 10 s expiry: the FIELD_LEAVE did it (within 5 s, for a loaded machine).
+        let gone = try run(reactor, for: .seconds(5)) { nodes[0].seen.count == 1 && nodes[1].seen.count == 1 }
+        #expect(gone, "not gone \(reactor.now - quit) after the FIELD_LEAVE")
         #expect(nodes[0].left.first.map { $0.0 == .peer(nodes[2].id) && $0.1 == .left } == true)
         for n in nodes.prefix(2) {
             #expect(n.field.core.counters.dropped == n.field.core.counters.unknownSender,
@@ -106,11 +106,17 @@ struct Seeded: RandomNumberGenerator {
         let nodes = try (1...2).map { try Node(UInt64($0), reactor: reactor, discoveryPort: 52_202, config: config) }
         for n in nodes { n.start() }
         #expect(try run(reactor, for: .seconds(3)) { nodes.allSatisfy { $0.seen.count == 1 } })
-        let vanished = reactor.now
         nodes[1].field.vanish() // no FIELD_LEAVE, as after SIGKILL
-        #expect(try run(reactor, for: .seconds(3)) { nodes[0].seen.isEmpty })
-        let took = reactor.now - vanished
-        #expect(took >= .milliseconds(500) && took <= .milliseconds(2600), "expired after \(took)")
+        // The expiry runs from the last datagram heard (seen here after the turn that read it),
+        // not from the vanishing: a heartbeat late on a loaded machine moves it, so it is timed
+        // from what was heard. The upper bound only says it expires (on time: FieldCoreTests).
+        var heard = nodes[0].field.core.counters.received, lastHeard = reactor.now
+        #expect(try run(reactor, for: .seconds(6)) {
+            if nodes[0].field.core.counters.received != heard { heard = nodes[0].field.core.counters.received; lastHeard = reactor.now }
+            return nodes[0].seen.isEmpty
+        })
+        let took = reactor.now - lastHeard
+        #expect(took >= .milliseconds(1400) && took <= .seconds(5), "expired \(took) after the last datagram")
         #expect(nodes[0].left.first?.1 == .timeout)
         nodes[0].field.leave()
         for n in nodes { n.discovery.stop() }

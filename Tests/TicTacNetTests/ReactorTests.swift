@@ -67,9 +67,13 @@ import TicTacTime
         t.follow(base + .milliseconds(40))
         t.follow(base + .milliseconds(60)) // later: the 40 ms timer stays
         t.follow(base + .milliseconds(20)) // earlier: replaces it
+        // Timers run in deadline order even when a stalled machine finds them all due at once,
+        // so a probe at 30 ms tells the 20 ms timer from the 40 ms one without a time window.
+        var firedBy30: Int?
+        r.schedule(at: base + .milliseconds(30)) { firedBy30 = fired.count }
         r.schedule(at: base + .milliseconds(80)) { r.stop() }
         try r.run()
-        #expect(fired.count == 1 && fired[0] >= .milliseconds(20) && fired[0] < .milliseconds(40))
+        #expect(firedBy30 == 1 && fired.count == 1 && fired[0] >= .milliseconds(20))
         t.follow(r.now + .milliseconds(10))
         t.follow(nil) // none: cancelled
         r.schedule(after: .milliseconds(30)) { r.stop() }
