@@ -219,7 +219,7 @@ public struct DaemonCore {
             return fail(id, error.code, error.description)
         }
         if link.ready {
-            receive(id, message, now: now)
+            receive(link, message, now: now)
         } else {
             handshake(id, message, now: now)
         }
@@ -587,8 +587,11 @@ public struct DaemonCore {
 
     // MARK: - Ready links
 
-    private mutating func receive(_ id: LinkID, _ message: Message, now: Instant) {
-        guard let link = links[id], let peer = link.peer else { return }
+    /// A message on a ready link, in hand (the caller looked it up). Its peer is read only by the
+    /// messages that name it: a game frame never copies it (the copy retains its strings).
+    private mutating func receive(_ link: Link, _ message: Message, now: Instant) {
+        let id = link.id
+        guard link.provenID != nil else { return } // ready (`peer != nil` would copy it to test it)
         switch message {
         case .hello:
             fail(id, .unexpectedMessage, "second HELLO")
@@ -605,26 +608,27 @@ public struct DaemonCore {
         case .pong:
             break // any frame counts as life; lastHeard is already updated
         case .leave:
-            links[id]?.closeReason = "\(peer.name) left"
+            link.closeReason = "\(link.peer?.name ?? "the peer") left"
             actions.append(.close(id, flush: false))
         case let .invite(invite):
             receiveInvite(id, invite, now: now)
         case let .accept(gameID):
-            guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return } // a stale answer
+            guard let mine = link.outgoingInvite, mine.id == gameID else { return } // a stale answer
             startGame(id, gameID: gameID, size: mine.size, now: now)
         case let .decline(gameID, reason):
-            guard let mine = links[id]?.outgoingInvite, mine.id == gameID else { return }
-            links[id]?.activity = .idle
+            guard let mine = link.outgoingInvite, mine.id == gameID, let peer = link.peer else { return }
+            link.activity = .idle
             emit(.declined(by: peer, reason: reason))
         case let .cancel(gameID):
-            if links[id]?.incomingInvite?.id == gameID {
-                links[id]?.activity = .idle
+            guard let peer = link.peer else { return }
+            if link.incomingInvite?.id == gameID {
+                link.activity = .idle
                 emit(.inviteCancelled(by: peer))
-            } else if let match = links[id]?.match, match.id == gameID {
+            } else if let match = link.match, match.id == gameID {
                 // The peer left the match, or withdrew an invitation we had already accepted
                 // (its CANCEL crossed our ACCEPT). It sends no more game frames.
                 scores[peer.id] = match.game.score
-                links[id]?.activity = .idle
+                link.activity = .idle
                 emit(.matchEnded(peer, byUs: false))
             }
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp:
@@ -711,13 +715,16 @@ public struct DaemonCore {
     }
 
     private mutating func gameCommand(_ input: GameInput, now: Instant) throws(CommandError) {
-        guard let id = links.values.first(where: { $0.match != nil && !$0.closing })?.id else { throw .notInGame }
+        // The link and its match in hand (both classes): no lookup by id per move.
+        guard let link = links.values.first(where: { $0.match != nil && !$0.closing }), let match = link.match else {
+            throw .notInGame
+        }
         do {
-            try links[id]?.match?.game.handle(input, now: now)
+            try match.game.handle(input, now: now)
         } catch {
             throw .game(error)
         }
-        drainGame(id, now: now)
+        drainGame(link, now: now)
     }
 
     /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
@@ -729,7 +736,7 @@ public struct DaemonCore {
     /// The same for a link in hand (no lookup per action: each one hashed the id).
     private mutating func drainGame(_ link: Link, now: Instant) {
         // The peer is read only for an event the front asked for (a copy retains its strings).
-        guard link.peer != nil else { return }
+        guard link.provenID != nil else { return } // ready (`peer != nil` would copy it to test it)
         let id = link.id
         let isBot = config.bot != nil
         var pending: [GameAction] = []
