@@ -18,6 +18,8 @@ public final class BotRunner {
     private var signals: SignalSource?
     private var games = 0
     private var counter = GameCounter()
+    /// The last opponent's part of the `--json` game-over line (`gameOverPrefix`).
+    private var lastOpponent: (id: ID128, name: String, prefix: [UInt8])?
     /// Standard output, never blocking the bot's daemon (as plain mode's, README).
     private let output: LineWriter
     private var leaving = false
@@ -67,7 +69,12 @@ public final class BotRunner {
             }
             games += 1
             if json {
-                output.write(utf8: Self.gameOverLine(opponent: opponent, result: result, games: games))
+                // The opponent's part of the line is made once per opponent (the id's hex and the
+                // name's escaping cost about 3,000 instructions a game, more than a move).
+                if lastOpponent?.id != opponent.id || lastOpponent?.name != opponent.name {
+                    lastOpponent = (opponent.id, opponent.name, Self.gameOverPrefix(opponent: opponent))
+                }
+                output.write(utf8: Self.gameOverLine(prefix: lastOpponent?.prefix ?? [], result: result, games: games))
             } else {
                 output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
             }
@@ -86,6 +93,11 @@ public final class BotRunner {
     /// OutputFormatter.who(opponent)), ("result", ...), ("games", ...)]).utf8` serializes it,
     /// written straight into bytes (a line per game: the tree of values cost as much as a move).
     static func gameOverLine(opponent: PeerInfo, result: GameResult, games: Int) -> [UInt8] {
+        gameOverLine(prefix: gameOverPrefix(opponent: opponent), result: result, games: games)
+    }
+
+    /// The line's bytes up to the result's value: the same for every game with one opponent.
+    static func gameOverPrefix(opponent: PeerInfo) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128)
         out.append(contentsOf: #"{"event":"game-over","opponent":{"id":"#.utf8)
@@ -93,6 +105,11 @@ public final class BotRunner {
         out.append(contentsOf: #","name":"#.utf8)
         JSON.quote(opponent.name, into: &out)
         out.append(contentsOf: #"},"result":"#.utf8)
+        return out
+    }
+
+    static func gameOverLine(prefix: [UInt8], result: GameResult, games: Int) -> [UInt8] {
+        var out = prefix
         JSON.quote(result.rawValue, into: &out)
         out.append(contentsOf: #","games":"#.utf8)
         out.append(contentsOf: String(games).utf8)

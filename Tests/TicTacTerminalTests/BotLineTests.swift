@@ -15,5 +15,12 @@ struct BotLineTests {
                                 ("result", .string(result.rawValue)), ("games", .int(1234))])
         #expect(BotRunner.gameOverLine(opponent: opponent, result: result, games: 1234) == tree.utf8)
         #expect(String(decoding: tree.utf8, as: UTF8.self).hasPrefix(#"{"event":"game-over","opponent":{"id":"0123456789abcdef"#))
+        // The bot makes the opponent's part once and reuses it for every later game with it.
+        let prefix = BotRunner.gameOverPrefix(opponent: opponent)
+        for games in [1, 9, 10, 1_000_000] {
+            let later = JSON.object([("event", .string("game-over")), ("opponent", OutputFormatter.who(opponent)),
+                                     ("result", .string(result.rawValue)), ("games", .int(games))])
+            #expect(BotRunner.gameOverLine(prefix: prefix, result: result, games: games) == later.utf8)
+        }
     }
 }
