@@ -181,14 +181,17 @@ extension FullScreenModel {
     // MARK: - Game
 
     /// Who plays what, the opponent's name and the board's size and goal; in a narrow window
-    /// the short form ("You: O  ben: X  3x3, 3 in a row").
+    /// the short form ("You: O  ben: X  3x3, 3 in a row"), the name clipped so that the goal
+    /// still shows.
     private func infoLine(_ game: Game, width: Int) -> ScreenLine {
         let name = clip(game.opponent.name, 32), size = game.size
         let goal = "\(size.rows)x\(size.cols), \(size.k) in a row"
         let me = hotSeat ? "\(Self.playerOne): " : "You: "
         var gap = "    ", them = hotSeat ? "\(name): " : "Opponent: \(name) "
         if textWidth(Self.margin + me + "O" + gap + them + "X" + gap + goal) > width {
-            (gap, them) = ("  ", "\(name): ")
+            gap = "  "
+            let rest = textWidth(Self.margin + me + "O" + gap + ": X" + gap + goal)
+            them = "\(clip(name, max(6, width - rest))): "
         }
         var info = ScreenLine(Self.margin + me)
         info.add(String(game.piece.symbol), style(of: game.piece))

@@ -657,6 +657,13 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         #expect(seven[0].hasPrefix(" tictac"))
         #expect(seven.contains { $0 == "  You: O  bob: X  7x7, 3 in a row" }, "\(seven)") // the short form
         #expect(screen(try startedGame(rows: 7, cols: 7)).contains { $0 == "  You: O    Opponent: bob X    7x7, 3 in a row" })
+        // A long name is clipped in the short form, so that the goal still shows whole.
+        var longName = FullScreenModel(color: false, unicode: true)
+        let bot = Opponent(id: bob.id, name: "bot (perfect)")
+        longName.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bot))
+        longName.apply(.game(.yourTurn, opponent: bot))
+        #expect(screen(longName, 40, 14).contains { $0 == "  You: O  bot (perf…: X  3x3, 3 in a row" }, "\(screen(longName, 40, 14))")
+        #expect(screen(longName).contains { $0 == "  You: O    Opponent: bot (perfect) X    3x3, 3 in a row" })
         #expect(seven.contains { $0.hasPrefix("  Score: won 0") })
         #expect(seven.contains { $0.hasPrefix("  You rolled 773028") })
         // 3 x 3 at 40 x 14: all nine numbered cells, as one line per row.
