@@ -96,8 +96,16 @@ public struct PeerInfo: Sendable, Equatable, Hashable {
         self.init(id: id, name: name, addresses: [address], port: port, capabilities: capabilities)
     }
 
-    /// The first address (the one a link came from, or the most recently heard).
-    public var address: String { addresses.first ?? "" }
+    /// The address to show a person: the first (the one a link came from, or the most recently
+    /// heard) that is not IPv6 link-local, which means nothing without its interface and reads
+    /// worse than the IPv4 address discovery also saw; else the first. Dialling uses `addresses`.
+    public var address: String { addresses.first { !Self.isLinkLocalIPv6($0) } ?? addresses.first ?? "" }
+
+    /// fe80::/10, as text ("fe80::1%2").
+    static func isLinkLocalIPv6(_ address: String) -> Bool {
+        let a = address.lowercased()
+        return a.contains(":") && ["fe8", "fe9", "fea", "feb"].contains { a.hasPrefix($0) }
+    }
 }
 
 /// What the player (terminal, plain mode, or the bot's log) is told.

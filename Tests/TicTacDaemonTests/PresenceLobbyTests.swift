@@ -18,6 +18,18 @@ import TicTacWire
         return (CoreNet(ann, ben), ann, ben)
     }
 
+    @Test func theAddressShownIsNotAnIPv6LinkLocalOneWhenThereIsAnother() {
+        func shown(_ addresses: [String]) -> String {
+            PeerInfo(id: ID128(high: 1, low: 1), name: "ben", addresses: addresses, port: 1, capabilities: [.tictactoe]).address
+        }
+        #expect(shown(["fe80::9c2c:42ff:feef:2dc3%2", "198.18.0.2"]) == "198.18.0.2")
+        #expect(shown(["FEBF::1%eth0", "2001:db8::2", "198.18.0.2"]) == "2001:db8::2") // the order kept otherwise
+        #expect(shown(["198.18.0.2", "fe80::1%2"]) == "198.18.0.2")
+        #expect(shown(["fe80::1%2"]) == "fe80::1%2") // nothing else to show
+        #expect(shown(["fec0::1", "fe7f::1"]) == "fec0::1") // just outside fe80::/10
+        #expect(shown([]) == "")
+    }
+
     @Test func anInvitationToAPeerOnlySeenOnTheLANDialsItThenInvites() throws {
         var (net, ann, ben) = pair()
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
