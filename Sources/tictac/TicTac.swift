@@ -176,9 +176,10 @@ struct DaemonOptions: ParsableArguments {
             if level < .warning { notice = "The log has nowhere to go on this screen: use --log-file FILE (or 2>FILE)" }
             level = .critical // the screen is the game's
         }
+        let chosen = level // the factory may run on any thread: it captures a constant
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
+            handler.logLevel = chosen
             return handler
         }
         return notice

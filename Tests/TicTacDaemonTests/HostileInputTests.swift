@@ -177,7 +177,8 @@ import TicTacTime
             for case let .move(cell) in c.messages { botMove = cell }
             return botMove != nil
         }
-        return try #require(botMove)
+        let move: UInt16 = try #require(botMove, "the bot moved first, so its MOVE comes") // unwrapped: nil fails here
+        return move
     }
 
     @Test func moveOutOfTurn() throws {
