@@ -398,7 +398,10 @@ struct FullScreenModel {
             }
             return .invite(peer.id.description)
         case .char("f"), .char("F"):
-            if offersField { return .field }
+            if offersField {
+                notice = nil // the lobby's news is old by the time the field closes
+                return .field
+            }
         case .char("a"), .char("A"):
             if me != nil { addressEntry = "" } // a networked lobby only
         default:

@@ -148,6 +148,11 @@ private func board(_ size: BoardSize = .classic, o: [Int], x: [Int]) throws -> B
         m.offersField = true
         #expect(m.key(.char("f")) == .field && m.key(.char("F")) == .field)
         #expect(screen(m).last?.contains("f field") == true)
+        // What the lobby said before the field opened is not there when it comes back.
+        m.apply(.matchEnded(bob, byUs: true))
+        #expect(screen(m).contains { $0.contains("You left the match with bob") })
+        #expect(m.key(.char("f")) == .field)
+        #expect(!screen(m).contains { $0.contains("You left the match") })
         var g = gameModel()
         g.offersField = true
         #expect(g.key(.char("f")) != .field, "not during a game")
