@@ -395,6 +395,13 @@ public struct DiscoveryCore {
                                 state: told.state, via: via)
         guard peer != entry.shown else { return }
         entries[id]?.shown = peer
+        // The addresses come most recently heard first, so a peer heard by turns at two of them
+        // (IPv4 by broadcast, IPv6 link-local by DNS-SD) changes their order with every sighting:
+        // kept (a dial tries the freshest first), but not told as an update, which it is not.
+        if var old = entry.shown, Set(old.addresses) == Set(peer.addresses) {
+            old.addresses = peer.addresses
+            if old == peer { return }
+        }
         actions.append(.event(entry.shown == nil ? .found(peer) : .updated(peer)))
     }
 }

@@ -242,6 +242,35 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         guard case .lost = a.drain().events.first else { Issue.record("not lost"); return }
     }
 
+    @Test func heardByTurnsAtTwoAddressesIsNotAnUpdateEachTime() throws {
+        // IPv4 by broadcast, IPv6 link-local by DNS-SD, by turns (as on a LAN with Avahi): the
+        // order of the addresses (freshest first) moves every time, and is kept, but only a
+        // change a reader can see (a new address, a new state) is told.
+        var a = core(1, "ann"), b = core(2, "ben")
+        let v6 = "fe80::2%2"
+        func dnssd(_ ms: Int64, state: PresenceState = .idle) {
+            a.sighted(b.local.id, via: .dnssd, name: "ben", addresses: [v6], port: 40000,
+                      capabilities: [.tictactoe], versions: 1...1, state: state, now: at(ms))
+        }
+        b.start(now: at(0))
+        let announce = try #require(b.drain().sent.first { if case .announce = $0 { true } else { false } })
+        a.received(announce.encoded(), from: "198.18.0.2", now: at(0))
+        dnssd(100)
+        #expect(a.drain().events.count == 2) // found, then updated with its second address and source
+        for round in 1...5 {
+            a.received(announce.encoded(), from: "198.18.0.2", now: at(Int64(round) * 1000))
+            #expect(a.peers.first?.addresses == ["198.18.0.2", v6])
+            dnssd(Int64(round) * 1000 + 500)
+            #expect(a.peers.first?.addresses == [v6, "198.18.0.2"])
+        }
+        #expect(a.drain().events.isEmpty, "ten sightings that changed only the order")
+        dnssd(6000, state: .playing)
+        guard case let .updated(p) = a.drain().events.first else { Issue.record("a new state is an update"); return }
+        #expect(p.state == .playing && p.addresses == [v6, "198.18.0.2"])
+        a.received(announce.encoded(), from: "198.18.0.9", now: at(7000))
+        #expect(a.drain().events.count == 1, "a new address is an update")
+    }
+
     @Test func theFieldsServiceAddsItsPortAndTheFieldButNotItsState() throws {
         var a = core(1, "ann"), b = core(2, "ben", interval: .seconds(1))
         b.update(LocalPresence(id: b.local.id, name: b.local.name, port: 7000, capabilities: [.tictactoe, .bot],
