@@ -173,7 +173,7 @@ struct Seeded: RandomNumberGenerator {
         let seed: [UInt8] = [0x53, 0x70, 0x48, 0x6e, 0x70, 0x6f, 0x73, 0x6e, 0, 0, 0, 0xa0, 0, 0, 0, 0xf0, 0xff, 0x80, 0]
         original.send(seed, to: try #require(SocketAddress(ip: "127.0.0.1", port: node.field.port)))
         let key = SphereKey.original(FieldEndpoint(address: "127.0.0.1", port: original.port))
-        #expect(try run(reactor, for: .seconds(1)) { node.seen[key] != nil })
+        #expect(try run(reactor, for: .seconds(5)) { node.seen[key] != nil })
         #expect(node.seen[key] == FieldSphere(key: key, name: "127.0.0.1:\(original.port)", x: 160, y: 240, color: RGB(255, 128, 0)))
         node.field.leave()
         node.discovery.stop()
