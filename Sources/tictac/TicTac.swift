@@ -92,7 +92,11 @@ struct DaemonOptions: ParsableArguments {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
         }
         _ = try boardSize()
-        for peer in connect { _ = try checked(SocketAddress.resolve(peer)) }
+        for peer in connect {
+            // A mistyped HOST:PORT is a usage error; a name that does not resolve is not (run
+            // says so in one line, EX_NOHOST).
+            do { _ = try SocketAddress.resolve(peer) } catch { if case .syntax = error { throw ValidationError(error.description) } }
+        }
     }
 
     func boardSize() throws -> BoardSize { try checked(BoardSize(rows: rows, cols: cols, k: k)) }
@@ -112,7 +116,7 @@ struct DaemonOptions: ParsableArguments {
 
     /// Each `--connect` peer with every address its name resolves to (tried in order).
     func peers() throws -> [[SocketAddress]] {
-        try connect.map { try checked(SocketAddress.resolve($0)) }
+        try connect.map { try running(.noHost, "--connect", SocketAddress.resolve($0)) }
     }
 
     func makeDaemon(reactor: Reactor, random: RandomSource, name: DisplayName, capabilities: Capabilities, bot: Bot?,
@@ -233,7 +237,7 @@ func checked<T>(_ body: @autoclosure () throws -> T) throws -> T {
 
 /// Exit statuses of <sysexits.h> for failures while running (usage errors exit 64, EX_USAGE).
 enum SysExit: Int32 {
-    case dataErr = 65, noInput = 66, unavailable = 69, osErr = 71, cantCreate = 73, config = 78
+    case dataErr = 65, noInput = 66, noHost = 68, unavailable = 69, osErr = 71, cantCreate = 73, config = 78
 }
 
 /// Runs `body`; a failure is not a usage mistake: one line on standard error ("tictac: what:

@@ -337,6 +337,19 @@ import TicTacTime
         }
     }
 
+    /// A --connect name that does not resolve is a failure while running (EX_NOHOST, one line);
+    /// one that is not HOST:PORT stays a usage error. (The tests run with no network: no name
+    /// resolves but those of /etc/hosts; `.invalid` never does, RFC 2606.)
+    @Test func anUnresolvableConnectHostIsOneLineAndNoHost() throws {
+        let r = try run(["bot", "--connect", "nohost.invalid:5000", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(r.status == 68, "EX_NOHOST, got \(r.status): \(r.err)")
+        let lines = r.err.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("tictac: --connect: cannot resolve 'nohost.invalid': ") == true, "\(r.err)")
+        #expect(!r.err.contains("Usage"))
+        let bad = try run(["bot", "--connect", "nohost.invalid", "--no-broadcast", "--no-dnssd"], input: "")
+        #expect(bad.status == 64 && bad.err.contains("is not HOST:PORT"), "\(bad.status): \(bad.err)")
+    }
+
     /// A failure while running is one plain line and a sysexits status, not a usage error.
     @Test func aPortInUseIsOneLineAndUnavailable() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
