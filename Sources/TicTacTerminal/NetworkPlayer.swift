@@ -209,6 +209,8 @@ public final class NetworkPlayer {
             }
             return true
         }
+        // Plain mode's way back is a word the field's own commands do not list; `quit` ends tictac.
+        plain?.show(.notice("in the field: lobby goes back to tic-tac-toe, quit leaves tictac, help lists the rest"))
     }
 
     private func closeField() {

@@ -193,6 +193,7 @@ private func bob(x: Int32 = 500, y: Int32 = 500) -> FieldSphere {
         player.send("field")
         let opened = player.await("field", timeout: 5)
         #expect(opened?["id"] as? String == id && opened?["port"] as? Int != nil, "\(opened ?? [:])")
+        #expect((player.await("notice", timeout: 3)?["message"] as? String)?.hasPrefix("in the field: lobby goes back") == true)
         #expect(watcher.awaitSphere(id, timeout: 5)?["name"] as? String == "pat")
         player.send("goto 10 20")
         var moved = false
