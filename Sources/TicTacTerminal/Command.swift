@@ -93,7 +93,7 @@ public enum Command: Sendable, Equatable {
                 return .move(try cell(verb))
             }
             if words.count == 1, let ref = CellName.parse(verb) { return .moveAt(ref) }
-            throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move c7, move N, new, resign, quit)")
+            throw ParseError(description: "unknown command '\(verb.prefix(32))' (try: move c7, move N, new, resign, quit; help lists them all)")
         }
     }
 

@@ -20,6 +20,10 @@ import TicTacTime
         #expect(try Command.parse("quit") == .quit)
         #expect(try Command.parse("q") == .quit)
         #expect(try Command.parse("help") == .help)
+        // An unknown word names the game's commands and where the rest are (the lobby's).
+        #expect(throws: Command.ParseError(description: "unknown command 'foo' (try: move c7, move N, new, resign, quit; help lists them all)")) {
+            try Command.parse("foo")
+        }
     }
 
     @Test(arguments: ["", "   ", "move", "move x", "move 1 2", "new game", "jump 3", String(repeating: "m", count: 300),
