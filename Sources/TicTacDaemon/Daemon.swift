@@ -11,7 +11,7 @@ import TicTacTime
 /// DaemonCore's actions say. Several daemons can share one reactor (as the tests do).
 public final class Daemon {
     public let reactor: Reactor
-    public private(set) var core: DaemonCore
+    public let core: DaemonCore
     /// Called for everything the player should hear.
     public var onEvent: (DaemonEvent) -> Void = { _ in }
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
@@ -111,7 +111,7 @@ public final class Daemon {
     private func connect(to addresses: [SocketAddress], dialling peer: ID128?,
                          onFailure: ((String, String) -> Void)? = nil) {
         guard let address = addresses.first else {
-            if let peer { core.dialFailed(peer, reason: "no usable address", now: reactor.now) }
+            if let peer { core.handle(.dialFailed(peer, reason: "no usable address"), now: reactor.now) }
             return
         }
         let fallback = addresses.dropFirst()
@@ -128,7 +128,7 @@ public final class Daemon {
         conn.onConnected = { [weak self] in
             guard let self else { return }
             tap?(id, reactor.now, .opened(outgoing: true, remote: address))
-            core.linkOpened(id, outgoing: true, address: address.ip, port: address.port, now: reactor.now)
+            core.handle(.linkOpened(id, outgoing: true, address: address.ip, port: address.port), now: reactor.now)
             apply()
         }
         wire(conn, id: id, fallback: Array(fallback), dialling: peer, onFailure: onFailure)
@@ -137,7 +137,7 @@ public final class Daemon {
     private func failed(_ address: String, peer: ID128?, reason: String, onFailure: ((String, String) -> Void)?) {
         if let onFailure { return onFailure(address, reason) }
         if let peer {
-            core.dialFailed(peer, reason: reason, now: reactor.now)
+            core.handle(.dialFailed(peer, reason: reason), now: reactor.now)
             apply()
         } else {
             onEvent(.connectFailed(address, reason: reason))
@@ -157,7 +157,7 @@ public final class Daemon {
                                        config: config, broadcast: broadcast, random: random)
         d.onEvent = { [weak self] event in
             guard let self else { return }
-            core.presence(event, now: reactor.now)
+            core.handle(.presence(event), now: reactor.now)
             apply()
             onPresence(event)
         }
@@ -195,7 +195,7 @@ public final class Daemon {
     /// Carries out a player command.
     public func command(_ command: PlayerCommand) throws(CommandError) {
         defer { apply() }
-        try core.command(command, now: reactor.now)
+        try core.perform(command, now: reactor.now)
     }
 
     /// Sends LEAVE to every peer and closes every connection after flushing; stops listening.
@@ -253,7 +253,7 @@ public final class Daemon {
         perAddress[ip, default: 0] += 1
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
-        core.linkOpened(id, outgoing: false, address: ip, port: remote.port, now: reactor.now)
+        core.handle(.linkOpened(id, outgoing: false, address: ip, port: remote.port), now: reactor.now)
         apply()
     }
 
@@ -288,12 +288,12 @@ public final class Daemon {
         }
         conn.onFrame = { [weak self] frame in
             guard let self else { return }
-            core.linkReceived(id, frame, now: reactor.now)
+            core.handle(.frame(id, frame), now: reactor.now)
             apply()
         }
         conn.onDecodeError = { [weak self] error in
             guard let self else { return }
-            core.linkDecodeFailed(id, error, now: reactor.now)
+            core.handle(.decodeFailed(id, error), now: reactor.now)
             apply()
         }
         // `conn` unowned, not weak: a weak reference gives the object a side table, and every
@@ -310,7 +310,7 @@ public final class Daemon {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
                 failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)
             }
-            core.linkClosed(id, reason: reason.description, now: reactor.now)
+            core.handle(.linkClosed(id, reason: reason.description), now: reactor.now)
             apply()
         }
     }
@@ -335,7 +335,7 @@ public final class Daemon {
         if flush { conn.closeAfterFlush() } else { conn.close() }
         reactor.afterBatch { [weak self] in
             guard let self else { return }
-            core.linkClosed(id, reason: "closed", now: reactor.now)
+            core.handle(.linkClosed(id, reason: "closed"), now: reactor.now)
             apply()
         }
     }
@@ -437,7 +437,7 @@ public final class Daemon {
             do {
                 botWorker = try BotWorker(reactor: reactor) { [weak self] result in
                     guard let self else { return }
-                    core.botMoveReady(result, now: reactor.now)
+                    core.handle(.botMoveReady(result), now: reactor.now)
                     apply()
                 }
             } catch {
@@ -448,7 +448,7 @@ public final class Daemon {
             let result = job.run()
             return reactor.afterBatch { [weak self] in
                 guard let self else { return }
-                core.botMoveReady(result, now: reactor.now)
+                core.handle(.botMoveReady(result), now: reactor.now)
                 apply()
             }
         }
@@ -456,6 +456,6 @@ public final class Daemon {
     }
 
     private func rearm() {
-        timer.follow(core.nextDeadline())
+        timer.follow(core.pollTimeout())
     }
 }

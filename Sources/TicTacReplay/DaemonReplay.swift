@@ -214,24 +214,24 @@ public struct DaemonReplay {
             switch input {
             case let .open(id, outgoing, peer):
                 readers[id] = FrameReader()
-                core.linkOpened(id, outgoing: outgoing, address: peer.ip, port: peer.port, now: now)
+                core.handle(.linkOpened(id, outgoing: outgoing, address: peer.ip, port: peer.port), now: now)
             case let .received(id, bytes):
                 guard !closed.contains(id) else { continue } // the shell drops input after closing
                 var reader = readers[id] ?? FrameReader()
                 let error = reader.receive(bytes) { frame in
-                    core.linkReceived(id, frame, now: now)
+                    core.handle(.frame(id, frame), now: now)
                     drain(now: now)
                     return !closed.contains(id)
                 }
                 readers[id] = reader
-                if let error, !closed.contains(id) { core.linkDecodeFailed(id, error, now: now) }
+                if let error, !closed.contains(id) { core.handle(.decodeFailed(id, error), now: now) }
             case let .sent(id, bytes):
                 expected[id, default: []] += bytes
                 report.bytesCompared += bytes.count
             case let .peerClosed(id, reset):
                 guard !closed.contains(id) else { continue }
                 closed.insert(id)
-                core.linkClosed(id, reason: reset ? "connection reset by peer" : "the peer closed the connection", now: now)
+                core.handle(.linkClosed(id, reason: reset ? "connection reset by peer" : "the peer closed the connection"), now: now)
             }
             drain(now: now)
             runTimers(until: now)
@@ -255,7 +255,7 @@ public struct DaemonReplay {
 
     private mutating func runTimers(until now: Instant) {
         var guardCount = 0
-        while let due = core.nextDeadline(), due <= now, guardCount < 10_000 {
+        while let due = core.pollTimeout(), due <= now, guardCount < 10_000 {
             core.handleTimeout(now: due)
             drain(now: due)
             guardCount += 1
@@ -273,7 +273,7 @@ public struct DaemonReplay {
                 case let .close(id, _):
                     guard !closed.contains(id) else { continue }
                     closed.insert(id)
-                    core.linkClosed(id, reason: "closed", now: now)
+                    core.handle(.linkClosed(id, reason: "closed"), now: now)
                 case let .event(e):
                     report.events.append(e)
                 case .dial:
@@ -282,7 +282,7 @@ public struct DaemonReplay {
                     break // the operator's log: nothing on the wire
                 case let .think(job):
                     // The shell searches on its worker; here at once, in the same order.
-                    core.botMoveReady(job.run(), now: now)
+                    core.handle(.botMoveReady(job.run()), now: now)
                 }
             }
             actions = core.pollActions()
@@ -347,7 +347,7 @@ public struct DaemonReplay {
         default: return false
         }
         report.commands.append("\(command)")
-        do { try core.command(command, now: now) } catch { return false }
+        do { try core.perform(command, now: now) } catch { return false }
         return true
     }
 

@@ -54,7 +54,7 @@ struct CoreNet {
 
     /// Tells core `i` what discovery says.
     mutating func presence(_ i: Int, _ event: DiscoveryEvent) {
-        cores[i].presence(event, now: now)
+        cores[i].handle(.presence(event), now: now)
         collect()
     }
 
@@ -66,7 +66,7 @@ struct CoreNet {
         wires[id] = (dialler, other)
         for i in [dialler, other] {
             let far = i == dialler ? "198.18.0.\(other + 1)" : address ?? "198.18.0.\(dialler + 1)"
-            cores[i].linkOpened(id, outgoing: i == dialler, address: far, port: nil, now: now)
+            cores[i].handle(.linkOpened(id, outgoing: i == dialler, address: far, port: nil), now: now)
         }
         collect()
         return id
@@ -91,7 +91,7 @@ struct CoreNet {
             decoder.feed(pending[id] ?? [])
             while let frame = try? decoder.next() {
                 if let drop, let m = try? Message(frame: frame), drop(i, m) { continue }
-                cores[i].linkReceived(id, frame, now: now)
+                cores[i].handle(.frame(id, frame), now: now)
             }
             decoders[i][id] = decoder
         }
@@ -118,7 +118,7 @@ struct CoreNet {
     }
 
     mutating func command(_ i: Int, _ c: PlayerCommand) throws(CommandError) {
-        try cores[i].command(c, now: now)
+        try cores[i].perform(c, now: now)
         collect()
     }
 
@@ -148,7 +148,7 @@ struct CoreNet {
                         // bytes may arrive later (TCP orders one connection, not two).
                         deliver(to: far(id, from: i), link: id)
                         closed.insert(id)
-                        for j in [i, far(id, from: i)] { cores[j].linkClosed(id, reason: "closed", now: now) }
+                        for j in [i, far(id, from: i)] { cores[j].handle(.linkClosed(id, reason: "closed"), now: now) }
                         collect()
                         again = true
                     case let .dial(peer, addresses, port):
@@ -170,13 +170,13 @@ struct CoreNet {
         let jobs = thinks[i]
         thinks[i] = []
         searched[i] += jobs
-        for job in jobs { cores[i].botMoveReady(job.run(), now: now) }
+        for job in jobs { cores[i].handle(.botMoveReady(job.run()), now: now) }
         collect()
     }
 
     /// Delivers a message to core `i` on `link` as if its peer had sent it.
     mutating func inject(_ message: Message, to i: Int, link: LinkID) {
-        cores[i].linkReceived(link, message.frame(), now: now)
+        cores[i].handle(.frame(link, message.frame()), now: now)
         collect()
     }
 
@@ -184,7 +184,7 @@ struct CoreNet {
     mutating func close(_ id: LinkID) {
         guard let (a, b) = wires[id], !closed.contains(id) else { return }
         closed.insert(id)
-        for i in [a, b] { cores[i].linkClosed(id, reason: "dropped", now: now) }
+        for i in [a, b] { cores[i].handle(.linkClosed(id, reason: "dropped"), now: now) }
         collect()
     }
 

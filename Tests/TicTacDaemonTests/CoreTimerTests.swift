@@ -75,9 +75,9 @@ import TicTacTime
         var c = config("ann", seed: 51)
         c.deadAfter = .seconds(30)
         var core = DaemonCore(config: c)
-        core.linkOpened(1, outgoing: false, address: "198.18.0.9", port: nil, now: .zero)
+        core.handle(.linkOpened(1, outgoing: false, address: "198.18.0.9", port: nil), now: .zero)
         _ = core.pollActions() // our HELLO
-        #expect(core.nextDeadline() == .zero + .seconds(5))
+        #expect(core.pollTimeout() == .zero + .seconds(5))
         core.handleTimeout(now: .zero + .milliseconds(4999))
         #expect(core.pollActions().isEmpty, "nothing before 5 s, and no PING")
         core.handleTimeout(now: .zero + .seconds(5))

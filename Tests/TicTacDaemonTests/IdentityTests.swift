@@ -122,10 +122,10 @@ import TicTacTime
     /// A core that accepted link 1 and got a valid HELLO from `peer` (nonce 1:1).
     private func acceptorWithHello(from peer: Identity) -> (DaemonCore, Hello, [DaemonAction]) {
         var core = DaemonCore(config: config("acceptor", seed: 61))
-        core.linkOpened(1, outgoing: false, address: "198.18.0.2", port: nil, now: .zero)
+        core.handle(.linkOpened(1, outgoing: false, address: "198.18.0.2", port: nil), now: .zero)
         let hello = Hello(instanceID: peer.instanceID, name: try! DisplayName("dialler"), capabilities: [.tictactoe],
                           publicKey: peer.publicKey, nonce: ID128(high: 1, low: 1))
-        core.linkReceived(1, Message.hello(hello).frame(), now: .zero)
+        core.handle(.frame(1, Message.hello(hello).frame()), now: .zero)
         let actions = core.pollActions() // before the core is copied out
         return (core, hello, actions)
     }
@@ -139,7 +139,7 @@ import TicTacTime
         #expect(core.peers.isEmpty)
         let proof = try #require(peer.proof(version: 1, ourNonce: ID128(high: 1, low: 1), peer: ours.instanceID,
                                             peerNonce: ours.nonce))
-        core.linkReceived(1, Message.proof(signature: proof).frame(), now: .zero)
+        core.handle(.frame(1, Message.proof(signature: proof).frame()), now: .zero)
         actions = core.pollActions()
         let reply = Self.messages(actions)
         guard case let .proof(signature)? = reply.first else { Issue.record("no PROOF: \(reply)"); return }
@@ -152,7 +152,7 @@ import TicTacTime
 
     @Test func nothingButProofBeforeTheLinkIsReady() throws {
         var (core, _, _) = acceptorWithHello(from: RawClient.identity(seed: 5))
-        core.linkReceived(1, Message.invite(Invite(gameID: ID128(high: 3, low: 3))).frame(), now: .zero)
+        core.handle(.frame(1, Message.invite(Invite(gameID: ID128(high: 3, low: 3))).frame()), now: .zero)
         let actions = core.pollActions()
         #expect(Self.messages(actions).contains { if case let .error(code, _) = $0 { code == ErrorCode.unexpectedMessage.rawValue } else { false } })
         #expect(!actions.contains { if case .event(.invited) = $0 { true } else { false } })
@@ -160,7 +160,7 @@ import TicTacTime
 
     @Test func theHandshakeTimeoutCoversTheProof() throws {
         var (core, _, _) = acceptorWithHello(from: RawClient.identity(seed: 5))
-        #expect(core.nextDeadline() == .zero + .seconds(5))
+        #expect(core.pollTimeout() == .zero + .seconds(5))
         core.handleTimeout(now: .zero + .seconds(2))
         #expect(!Self.messages(core.pollActions()).contains { $0.kind == .ping }, "no PING before the link is ready")
         core.handleTimeout(now: .zero + .seconds(5))
@@ -171,13 +171,13 @@ import TicTacTime
 
     @Test func theDiallerProvesAsSoonAsItHasTheHello() throws {
         var core = DaemonCore(config: config("dialler", seed: 62))
-        core.linkOpened(1, outgoing: true, address: "198.18.0.2", port: 5000, now: .zero)
+        core.handle(.linkOpened(1, outgoing: true, address: "198.18.0.2", port: 5000), now: .zero)
         guard case let .hello(ours)? = Self.messages(core.pollActions()).first else { Issue.record("no HELLO"); return }
         let peer = RawClient.identity(seed: 6)
         let peerNonce = ID128(high: 2, low: 2)
         let hello = Hello(instanceID: peer.instanceID, name: try DisplayName("acceptor"), capabilities: [],
                           publicKey: peer.publicKey, nonce: peerNonce)
-        core.linkReceived(1, Message.hello(hello).frame(), now: .zero)
+        core.handle(.frame(1, Message.hello(hello).frame()), now: .zero)
         let actions = core.pollActions()
         guard case let .proof(signature)? = Self.messages(actions).first else { Issue.record("no PROOF"); return }
         #expect(peer.verifyProof(signature, version: 1, peer: ours, ourNonce: peerNonce))

@@ -19,7 +19,7 @@ import TicTacTime
     }
 
     @Test func idsFollowTheHandshake() throws {
-        let link = DaemonCore.Link(id: 1, outgoing: false, address: "198.18.0.2", port: nil, openedAt: .zero,
+        let link = Link(id: 1, outgoing: false, address: "198.18.0.2", port: nil, openedAt: .zero,
                                    nonce: ID128(high: 0, low: 1))
         #expect(link.provenID == nil && link.claimedID == nil && link.peerID == nil)
 

@@ -59,8 +59,8 @@ import TicTacWire
         var (net, _, ben) = pair()
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
         try net.command(0, .invite("ben"))
-        net.cores[0].dialFailed(ben.instanceID, reason: "connection refused", now: net.now)
-        net.cores[0].dialFailed(ben.instanceID, reason: "again", now: net.now) // a stale second report
+        net.cores[0].handle(.dialFailed(ben.instanceID, reason: "connection refused"), now: net.now)
+        net.cores[0].handle(.dialFailed(ben.instanceID, reason: "again"), now: net.now) // a stale second report
         let failures = net.cores[0].pollActions().compactMap { if case let .event(.connectFailed(who, why)) = $0 { (who, why) } else { nil } }
         #expect(failures.count == 1 && failures.first?.0 == "ben" && failures.first?.1 == "connection refused")
         #expect(net.cores[0].presenceState == .idle)
@@ -133,7 +133,7 @@ import TicTacWire
         // Sam's side lists ann, who does offer tic-tac-toe.
         #expect(net.cores[1].peers.map(\.name) == ["ann"])
         // The link closing tells of no peer that was never listed.
-        net.cores[0].linkClosed(link, reason: "closed", now: net.now)
+        net.cores[0].handle(.linkClosed(link, reason: "closed"), now: net.now)
         let lost = net.cores[0].pollActions().contains { if case .event(.peerLost) = $0 { true } else { false } }
         #expect(!lost)
     }
@@ -150,7 +150,7 @@ import TicTacWire
         #expect(!net.events[0].contains { if case .peerLost = $0 { true } else { false } })
         // Ben is announced again, then the link closes: still present, so no peer-lost.
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2", state: .playing)))
-        net.cores[0].linkClosed(link, reason: "closed", now: net.now)
+        net.cores[0].handle(.linkClosed(link, reason: "closed"), now: net.now)
         #expect(net.cores[0].peers.first?.state == .playing)
         let lost = net.cores[0].pollActions().contains { if case .event(.peerLost) = $0 { true } else { false } }
         #expect(!lost)

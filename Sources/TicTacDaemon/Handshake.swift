@@ -1,0 +1,85 @@
+import TicTacEngine
+import TicTacWire
+
+/// The HELLO/PROOF handshake of one link (Protocol.md §4): both sides send HELLO (version
+/// negotiated, the id checked against the public key), the dialler sends PROOF, the acceptor
+/// checks it and sends its own; ready once the peer's PROOF verifies. What a ready link means
+/// for the lobby, duplicates and invitations is the core's business (`Step.proven`).
+struct Handshake {
+    /// What a message before readiness led to.
+    enum Step {
+        /// Nothing more to do until the next frame.
+        case waiting
+        /// A protocol fault: ERROR with this code and text, then close.
+        case fault(ErrorCode, String)
+        /// The peer sent ERROR.
+        case peerError(UInt16, String)
+        /// The peer's PROOF verified: the link is ready (not yet announced). `heir`: the peer of
+        /// an announced link that closed while this one awaited the PROOF.
+        case proven(PeerInfo, heir: PeerInfo?)
+    }
+
+    let config: DaemonConfig
+
+    /// Our HELLO, with the nonce the peer's PROOF must sign.
+    func hello(nonce: ID128) -> Message {
+        .hello(Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
+                     publicKey: config.identity.publicKey, nonce: nonce))
+    }
+
+    /// A message on a link that is not ready yet.
+    func receive(_ message: Message, on link: Link, links: LinkRegistry, outbox: Outbox) -> Step {
+        switch message {
+        case let .error(code, text):
+            return .peerError(code, text)
+        case let .hello(hello) where link.peerHello == nil:
+            return helloReceived(hello, on: link, links: links, outbox: outbox)
+        case let .proof(signature) where link.peerHello != nil:
+            return proofReceived(signature, on: link, outbox: outbox)
+        case .hello:
+            return .fault(.unexpectedMessage, "second HELLO")
+        default:
+            return .fault(.unexpectedMessage, "expected \(link.peerHello == nil ? "HELLO" : "PROOF") first, got \(message.kind)")
+        }
+    }
+
+    private func helloReceived(_ hello: Hello, on link: Link, links: LinkRegistry, outbox: Outbox) -> Step {
+        guard let version = ProtocolVersion.negotiate(remoteMin: hello.minVersion, remoteMax: hello.maxVersion) else {
+            let ours = ProtocolVersion.supported
+            return .fault(.unsupportedVersion,
+                          "no common version: we speak \(ours.lowerBound)...\(ours.upperBound), the peer \(hello.minVersion)...\(hello.maxVersion)")
+        }
+        guard hello.instanceID != config.instanceID else { return .fault(.unexpectedMessage, "connected to itself") }
+        guard Identity.instanceID(forPublicKey: hello.publicKey) == hello.instanceID else {
+            return .fault(.badIdentity, "the public key in HELLO does not give instance id \(hello.instanceID)")
+        }
+        link.handshake = .awaitingProof(hello, version: version, heir: nil)
+        links.bind(link, to: hello.instanceID)
+        // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
+        // so dialling us cannot obtain our signature for a transcript naming someone else.
+        return link.outgoing ? sendProof(on: link, outbox: outbox) : .waiting
+    }
+
+    private func proofReceived(_ signature: [UInt8], on link: Link, outbox: Outbox) -> Step {
+        guard let version = link.version, let hello = link.peerHello else { return .waiting }
+        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.nonce) else {
+            return .fault(.badIdentity, "PROOF does not verify with the key of instance id \(hello.instanceID)")
+        }
+        if !link.outgoing, case let .fault(code, text) = sendProof(on: link, outbox: outbox) { return .fault(code, text) }
+        let heir = link.heir
+        let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
+                            port: link.port, capabilities: hello.capabilities)
+        link.handshake = .ready(peer, version: version, announced: false)
+        return .proven(peer, heir: heir)
+    }
+
+    private func sendProof(on link: Link, outbox: Outbox) -> Step {
+        guard let version = link.version, let hello = link.peerHello else { return .waiting }
+        guard let signature = config.identity.proof(version: version, ourNonce: link.nonce,
+                                                    peer: hello.instanceID, peerNonce: hello.nonce) else {
+            return .fault(.internalError, "could not sign the handshake")
+        }
+        outbox.send(link, .proof(signature: signature))
+        return .waiting
+    }
+}

@@ -1,0 +1,252 @@
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+
+/// Invitations either way (Protocol.md §6 INVITE, ACCEPT, DECLINE, CANCEL), the dials our
+/// invitations wait for, and the one-game-at-a-time rule of a human (the seat): a bot accepts
+/// every invitation and plays any number of games.
+final class Invitations {
+    /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
+    private(set) var dialing: [ID128: Instant] = [:]
+    private let config: DaemonConfig
+    private let links: LinkRegistry
+    private let outbox: Outbox
+    private let lobby: Lobby
+    private let matches: Matches
+    private let random: CoreRandom
+
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, random: CoreRandom) {
+        self.config = config
+        self.links = links
+        self.outbox = outbox
+        self.lobby = lobby
+        self.matches = matches
+        self.random = random
+    }
+
+    // MARK: Our player
+
+    /// Invites a peer by name or id: on its link, else through a dial (`dial` action).
+    func invite(_ who: String, now: Instant) throws(CommandError) {
+        let peer = try lobby.find(who)
+        if config.bot == nil {
+            switch links.seat {
+            case let .invited(id):
+                // Inviting the peer whose invitation waits for our answer is saying yes to it:
+                // two players who invite each other play (Protocol.md §6, INVITE).
+                guard let link = links[id], let invite = link.incomingInvite else { break }
+                if link.provenID == peer.id, !link.closing { return accept(link, invite, now: now) }
+                throw .answerFirst(link.peer?.name ?? peer.name)
+            case .inviting, .dialling: throw .alreadyInvited
+            case .playing: throw .busy
+            case .idle: break
+            }
+        }
+        guard let link = links.announced(peer.id) else {
+            // Presence only: dial it; the invitation goes out once the link is up.
+            guard let p = lobby.present[peer.id], !p.addresses.isEmpty else { throw .noSuchPeer(who) }
+            guard dialing[peer.id] == nil else { throw .alreadyInvited }
+            dialing[peer.id] = now
+            if links.tracksSeat { links.seat = .dialling(peer.id, since: now) }
+            outbox.append(.dial(peer.id, addresses: p.addresses, port: p.port))
+            outbox.emit(.inviteSent(to: peer))
+            return
+        }
+        try send(on: link, to: peer, now: now, announce: true)
+    }
+
+    func accept(now: Instant) throws(CommandError) {
+        guard let link = links.seatLink, let invite = link.incomingInvite else { throw .noInvitation }
+        accept(link, invite, now: now)
+    }
+
+    func decline() throws(CommandError) {
+        guard let link = links.seatLink, let invite = link.incomingInvite else { throw .noInvitation }
+        links.setActivity(link, .idle)
+        outbox.send(link, .decline(gameID: invite.id, reason: .declined))
+    }
+
+    /// Withdraws our invitation, or stops the dial it waits for.
+    func cancel() throws(CommandError) {
+        if case let .dialling(peer, _) = links.seat {
+            endDial(peer) // the invitation is not sent yet, and now never will be
+            return
+        }
+        guard let link = links.seatLink, let invite = link.outgoingInvite else { throw .nothingToCancel }
+        links.setActivity(link, .idle)
+        link.ignoreGameFrames = true
+        outbox.send(link, .cancel(gameID: invite.id))
+    }
+
+    private func accept(_ link: Link, _ invite: Invitation, now: Instant) {
+        outbox.send(link, .accept(gameID: invite.id))
+        matches.start(link, gameID: invite.id, size: invite.size, now: now)
+    }
+
+    /// Sends our invitation on a ready link. `announce`: tell the player (a dialled invitation
+    /// was told when the dial began).
+    func send(on link: Link, to peer: PeerInfo, now: Instant, announce: Bool = false) throws(CommandError) {
+        guard link.outgoingInvite == nil else { throw .alreadyInvited }
+        guard link.match == nil else { throw .busy }
+        let invitation = Invitation(id: random.id(), size: config.size, at: now)
+        links.setActivity(link, .inviting(invitation))
+        resend(invitation, on: link)
+        if announce { outbox.emit(.inviteSent(to: peer)) }
+    }
+
+    /// Sends (again) an invitation of ours already recorded on a link.
+    func resend(_ invite: Invitation, on link: Link) {
+        outbox.send(link, .invite(Invite(gameID: invite.id, rows: UInt8(invite.size.rows),
+                                         cols: UInt8(invite.size.cols), k: UInt8(invite.size.k))))
+    }
+
+    /// A bot invites a peer it dialled whenever it has nothing pending with it: on the link that
+    /// survived, whichever side dialled it (Protocol.md §4, duplicate links).
+    func botInviteIfWanted(_ peerID: ID128, now: Instant) {
+        guard config.bot != nil, matches.bot.wants.contains(peerID) else { return }
+        let toPeer = links.links(to: peerID).filter { !$0.closing }
+        guard toPeer.allSatisfy(\.isIdle),
+              let link = toPeer.first(where: { $0.announced && $0.ready }), let peer = link.peer else { return }
+        do {
+            try send(on: link, to: peer, now: now, announce: true)
+        } catch {
+            outbox.log("the bot could not invite \(peer.name): \(error)")
+        }
+    }
+
+    // MARK: Dials
+
+    /// A link to `peer` finished its handshake: an invitation waiting for that dial goes out.
+    func linkReady(_ link: Link, _ peer: PeerInfo, now: Instant) {
+        guard dialing[peer.id] != nil else { return }
+        endDial(peer.id)
+        do {
+            try send(on: link, to: peer, now: now)
+        } catch {
+            outbox.log("the invitation to \(peer.name) waiting for its dial was not sent: \(error)")
+        }
+    }
+
+    /// A `dial` action ended without a link.
+    func dialFailed(_ peer: ID128, reason: String) {
+        guard dialing[peer] != nil else { return }
+        endDial(peer)
+        outbox.emit(.connectFailed(lobby.present[peer]?.name ?? peer.description, reason: reason))
+    }
+
+    /// When the oldest dial gives up.
+    var nextDialDeadline: Instant? { dialing.values.min().map { $0 + DaemonCore.dialTimeout } }
+
+    func dialTimeouts(now: Instant) {
+        for (peer, at) in dialing where now >= at + DaemonCore.dialTimeout {
+            dialFailed(peer, reason: "no answer within \(DaemonCore.dialTimeout)")
+        }
+    }
+
+    private func endDial(_ peer: ID128) {
+        dialing[peer] = nil
+        if case .dialling(peer, _) = links.seat { links.seat = .idle }
+    }
+
+    // MARK: The peer
+
+    /// INVITE on a ready link.
+    func received(_ invite: Invite, on link: Link, now: Instant) {
+        guard let peer = link.peer else { return }
+        guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
+            return outbox.send(link, .decline(gameID: invite.gameID, reason: .unsupported))
+        }
+        let offered = Invitation(id: invite.gameID, size: size, at: now)
+        if link.incomingInvite?.id == invite.gameID || link.match?.id == invite.gameID {
+            return // repeated on a link that replaced a duplicate: the same invitation
+        }
+        if link.match != nil || link.incomingInvite != nil {
+            outbox.log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
+            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+        }
+        let toPeer = links.links(to: peer.id).filter { $0.ready }
+        if let mine = toPeer.first(where: { $0.outgoingInvite != nil }) {
+            // Crossing invitations, on this link or on a duplicate: the lower instance id's stands
+            // (Protocol.md §6, INVITE; §4, duplicate links).
+            if config.instanceID < peer.id { return }
+            links.setActivity(mine, .idle)
+            if mine !== link { mine.ignoreGameFrames = true }
+            return accept(link, offered, now: now)
+        }
+        if toPeer.contains(where: { $0 !== link && $0.match != nil }) {
+            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
+        }
+        if dialing[peer.id] != nil {
+            // We were dialling it to invite it, and it invited us first: play (the dial's link,
+            // if it lands, is a duplicate the link rule settles).
+            endDial(peer.id)
+            return accept(link, offered, now: now)
+        }
+        if let bot = config.bot {
+            if size != .classic, bot.searches(on: size) {
+                let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
+                if large >= config.maxLargeGamesPerAddress {
+                    outbox.log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")
+                    return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+                }
+            }
+            return accept(link, offered, now: now)
+        }
+        if links.seat != .idle, links.seat.link != link.id {
+            // Busy with another peer: playing, inviting, dialling, or answering another invitation.
+            outbox.log("declined \(peer.name)'s invitation: busy")
+            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+        }
+        links.setActivity(link, .invited(offered))
+        outbox.emit(.invited(by: peer, size: size))
+    }
+
+    /// ACCEPT: our invitation with that id becomes a game (any other id is a stale answer).
+    func accepted(_ gameID: ID128, on link: Link, now: Instant) {
+        guard let mine = link.outgoingInvite, mine.id == gameID else { return }
+        matches.start(link, gameID: gameID, size: mine.size, now: now)
+    }
+
+    /// DECLINE of our invitation with that id.
+    func declined(_ gameID: ID128, reason: DeclineReason, on link: Link) {
+        guard let mine = link.outgoingInvite, mine.id == gameID, let peer = link.peer else { return }
+        links.setActivity(link, .idle)
+        outbox.emit(.declined(by: peer, reason: reason))
+    }
+
+    /// CANCEL: the peer withdrew its invitation, or left the match (or withdrew an invitation we
+    /// had already accepted: its CANCEL crossed our ACCEPT). It sends no more game frames.
+    func cancelled(_ gameID: ID128, on link: Link) {
+        guard let peer = link.peer else { return }
+        if link.incomingInvite?.id == gameID {
+            links.setActivity(link, .idle)
+            outbox.emit(.inviteCancelled(by: peer))
+        } else if let match = link.match, match.id == gameID {
+            matches.end(link, byUs: false)
+        }
+    }
+
+    /// Invitations on `link` that waited too long: ours is withdrawn, the peer's lapses.
+    func timeouts(_ link: Link, now: Instant) {
+        if let invite = link.outgoingInvite, now >= invite.at + config.inviteTimeout, let peer = link.peer {
+            links.setActivity(link, .idle)
+            link.ignoreGameFrames = true
+            outbox.send(link, .cancel(gameID: invite.id))
+            outbox.emit(.declined(by: peer, reason: .noAnswer))
+        }
+        if let invite = link.incomingInvite, now >= invite.at + config.inviteTimeout + DaemonCore.inviteGrace, let peer = link.peer {
+            // Nobody answered it: the invitee is free again, and the player hears so.
+            links.setActivity(link, .idle)
+            outbox.send(link, .decline(gameID: invite.id, reason: .noAnswer))
+            outbox.emit(.inviteExpired(by: peer))
+        }
+    }
+
+    /// `link` closed and `successor` (another link to the same peer) carries on: our invitation
+    /// moves there, sent again once it is ready.
+    func move(from link: Link, to successor: Link) {
+        guard let invite = link.outgoingInvite, successor.isIdle else { return }
+        links.setActivity(successor, .inviting(invite))
+        if successor.ready { resend(invite, on: successor) }
+    }
+}

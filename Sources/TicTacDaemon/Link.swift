@@ -1,0 +1,224 @@
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+
+// A link's state is two enums, one for the handshake and one for what the link carries, plus
+// why it is closing. A combination the protocol has no name for cannot be written.
+//
+// Handshake (Protocol.md §4; the duplicate-link rule, §4 "Duplicate links"):
+//
+// | state             | event                                          | then                                  |
+// |-------------------|------------------------------------------------|---------------------------------------|
+// | (opened)          | -                                              | send HELLO: awaitingHello             |
+// | awaitingHello     | HELLO: a common version, the key gives the id  | awaitingProof (the dialler proves)    |
+// | awaitingProof     | PROOF verifies; no other ready link to the peer| (the acceptor proves) ready, announced|
+// |                   |                                                | : peer-found (an heir: quietly, and   |
+// |                   |                                                | our moved invitation is sent again)   |
+// | awaitingProof     | PROOF verifies; another ready link, our id is  | close it at once: nothing but the     |
+// |                   | the lower                                      | handshake went on it                  |
+// | awaitingProof     | PROOF verifies; another ready link, our id is  | ready, a spare (not announced, unused)|
+// |                   | the higher                                     |                                       |
+// | awaitingProof     | the announced link to that peer closes         | heir: it takes over once ready        |
+// | ready, spare      | the announced link to that peer closes         | announced (takes over, quietly)       |
+// | not ready         | anything else but ERROR                        | ERROR, close                          |
+// | not ready         | `handshakeTimeout` (5 s) since opened          | ERROR `timeout`, close                |
+// | ready             | `pingAfter` (1 s) of silence                   | PING                                  |
+// | any               | `deadAfter` (5 s) of silence                   | ERROR `timeout`, close                |
+//
+// Activity, on a ready link (Protocol.md §8, "The lobby: what each connection state accepts"):
+//
+// | state            | event                                         | then                            |
+// |------------------|-----------------------------------------------|---------------------------------|
+// | idle             | our player (or bot) invites                   | send INVITE: inviting           |
+// | idle             | INVITE, we are free                           | invited (a bot accepts: playing)|
+// | idle             | INVITE, our player busy on any link           | send DECLINE `busy`: idle       |
+// | inviting         | ACCEPT with its id                            | playing                         |
+// | inviting         | DECLINE with its id                           | idle                            |
+// | inviting         | CANCEL by our player / 30 s without answer    | send CANCEL: idle, ignoring     |
+// | inviting         | crossing INVITE (on any link to the peer),    | ACCEPT it: playing; ours is     |
+// |                  | the peer's id is lower                        | dropped (another link: ignoring)|
+// | inviting         | crossing INVITE, our id is lower              | ignore it: inviting             |
+// | inviting         | the link closes, another link to the peer     | moved there (sent again once    |
+// |                  | carries on and is idle                        | that one is ready)              |
+// | invited          | our player accepts / invites the inviter      | send ACCEPT: playing            |
+// | invited          | our player declines                           | send DECLINE: idle              |
+// | invited          | CANCEL with its id                            | idle                            |
+// | invited          | 32 s without answer                           | send DECLINE `no-answer`: idle  |
+// | playing          | CANCEL with its id                            | idle (the score is kept)        |
+// | playing          | our player leaves the match                   | send CANCEL: idle, ignoring     |
+// | playing          | the link closes                               | the game ends (disconnected)    |
+// | invited          | the link closes, the peer stays               | the invitation is withdrawn     |
+//
+// "Ignoring": game frames the peer sent before it heard our CANCEL are dropped, not answered
+// with ERROR, until the next game starts on the link (`ignoreGameFrames`, Protocol.md §6 CANCEL).
+//
+// Closing (`closeReason` set) is orthogonal: a closing link keeps its handshake and activity so
+// that `linkClosed` can tell the player what ended with it; it sends and accepts nothing more.
+
+/// One connection's state. A class: it is mutated where it lives, never copied out and written
+/// back. Its activity changes only through `LinkRegistry.setActivity`, which keeps the seat.
+final class Link {
+    let id: LinkID
+    let outgoing: Bool
+    let address: String
+    let port: UInt16?
+    let openedAt: Instant
+    var lastHeard: Instant
+    var lastPing: Instant?
+    /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
+    let nonce: ID128
+    var handshake: HandshakeState = .awaitingHello {
+        // The fields every frame reads are kept beside the enum, so no frame copies the peer out.
+        didSet {
+            switch handshake {
+            case .awaitingHello:
+                (peer, version, ready, announced) = (nil, nil, false, false)
+                (provenID, claimedID) = (nil, nil)
+            case let .awaitingProof(hello, v, _):
+                (peer, version, ready, announced) = (nil, v, false, false)
+                (provenID, claimedID) = (nil, hello.instanceID)
+            case let .ready(p, v, a):
+                (peer, version, ready, announced) = (p, v, true, a)
+                (provenID, claimedID) = (p.id, nil)
+            }
+        }
+    }
+    /// The proven peer: only once ready.
+    private(set) var peer: PeerInfo?
+    /// Negotiated from the two HELLOs; every later frame carries it.
+    private(set) var version: UInt8?
+    /// The peer's PROOF verified (and, on the accepting side, ours went out).
+    private(set) var ready = false
+    /// peer-found was told for this link: it is the one we use for this peer.
+    private(set) var announced = false
+    /// The proven peer's id once ready, else nil.
+    private(set) var provenID: ID128?
+    /// The id the HELLO claims, awaiting its PROOF.
+    private(set) var claimedID: ID128?
+    /// What the link carries; only a ready link carries anything.
+    fileprivate(set) var activity: Activity = .idle
+    /// We withdrew an invitation the peer may have accepted, or left the match: its game
+    /// frames still in flight are ignored until the next game starts (Protocol.md §6, CANCEL).
+    /// Read only while not playing; a game starting clears it.
+    var ignoreGameFrames = false
+    /// Why we are closing it (for the player: a protocol fault's text); nil while open.
+    var closeReason: String?
+    /// When the link next needs the timer (`LinkDeadlines.deadline(of:)`), as last computed.
+    var deadline: Instant?
+    /// The link's entry in the deadline heap: never later than `deadline` (other entries of
+    /// the link are stale). A deadline that moves later (every frame heard moves it) keeps
+    /// the entry; the timer then comes early, once, and the entry moves to the real deadline.
+    var heapAt: Instant?
+    /// PINGs heard in the current second, and when that second began (the flood limit,
+    /// `DaemonConfig.maxPingsPerSecond`).
+    var pingWindow: (start: Instant, count: Int)?
+
+    init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128) {
+        self.id = id
+        self.nonce = nonce
+        self.outgoing = outgoing
+        self.address = address
+        self.port = port
+        self.openedAt = openedAt
+        self.lastHeard = openedAt
+    }
+
+    var closing: Bool { closeReason != nil }
+
+    /// Counts a PING heard at `now`: false once more than `limit` came within one second.
+    func countPing(now: Instant, limit: Int) -> Bool {
+        if let w = pingWindow, now - w.start < .seconds(1) {
+            pingWindow = (w.start, w.count + 1)
+            return w.count < limit
+        }
+        pingWindow = (now, 1)
+        return true
+    }
+
+    // The handshake, read.
+
+    /// The peer's HELLO, held until its PROOF verifies.
+    var peerHello: Hello? { if case let .awaitingProof(hello, _, _) = handshake { hello } else { nil } }
+    /// The instance id the peer claims (awaiting its PROOF) or proved (ready).
+    var peerID: ID128? { provenID ?? claimedID }
+    /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
+    var heir: PeerInfo? { if case let .awaitingProof(_, _, heir) = handshake { heir } else { nil } }
+
+    /// The link we use for its peer from now on (peer-found was told, or it took over).
+    func announce() {
+        guard case let .ready(peer, version, _) = handshake else { return }
+        handshake = .ready(peer, version: version, announced: true)
+    }
+
+    /// It takes over from `peer`'s announced link that closed, once its PROOF verifies.
+    func inherit(_ peer: PeerInfo) {
+        guard case let .awaitingProof(hello, version, _) = handshake else { return }
+        handshake = .awaitingProof(hello, version: version, heir: peer)
+    }
+
+    // The activity, read.
+
+    var isIdle: Bool { if case .idle = activity { true } else { false } }
+    /// Our invitation waiting for an answer.
+    var outgoingInvite: Invitation? { if case let .inviting(invite) = activity { invite } else { nil } }
+    /// The peer's invitation waiting for our answer.
+    var incomingInvite: Invitation? { if case let .invited(invite) = activity { invite } else { nil } }
+    /// The match in play.
+    var match: Match? { if case let .playing(match) = activity { match } else { nil } }
+    /// The game in play (a copy: mutate it through `match`).
+    var game: GameSession? { match?.game }
+}
+
+/// Where a link's handshake is (Protocol.md §4).
+enum HandshakeState {
+    /// Our HELLO is sent; the peer's has not come.
+    case awaitingHello
+    /// The peer's HELLO is in and the version negotiated; its PROOF is awaited. `heir`: the
+    /// peer of an announced link that closed meanwhile (this link takes over from it).
+    case awaitingProof(Hello, version: UInt8, heir: PeerInfo?)
+    /// The peer proved its id. `announced`: the link we use for it; else a spare
+    /// (Protocol.md §4, duplicate links).
+    case ready(PeerInfo, version: UInt8, announced: Bool)
+}
+
+/// What a ready link carries (Protocol.md §8, the lobby's states).
+enum Activity {
+    case idle
+    /// Our INVITE waits for an answer.
+    case inviting(Invitation)
+    /// The peer's INVITE waits for our player's answer.
+    case invited(Invitation)
+    case playing(Match)
+}
+
+/// An invitation either way: its game id, board, and when it was sent or came. Ours
+/// unanswered for `inviteTimeout` is withdrawn; the peer's, after `inviteTimeout` +
+/// `inviteGrace`, lapses (DECLINE `no-answer`; Protocol.md §6, INVITE).
+struct Invitation {
+    let id: ID128
+    let size: BoardSize
+    let at: Instant
+}
+
+/// An accepted invitation in play. A class, so the game is mutated where it lives.
+final class Match {
+    /// The accepted invitation's game id: CANCEL naming it ends the match.
+    let id: ID128
+    var game: GameSession
+
+    init(id: ID128, game: GameSession) {
+        self.id = id
+        self.game = game
+    }
+}
+
+extension LinkRegistry {
+    /// The one way a link's activity changes (here, beside `Link`, for its `fileprivate(set)`):
+    /// the player's seat and the game count follow it.
+    func setActivity(_ link: Link, _ activity: Activity) {
+        if link.match != nil { gameCount -= 1 }
+        link.activity = activity
+        if link.match != nil { gameCount += 1 }
+        if tracksSeat { seat.follow(link.id, activity) }
+    }
+}

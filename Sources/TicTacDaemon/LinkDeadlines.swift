@@ -1,0 +1,86 @@
+import TicTacTime
+
+/// When each link next needs the timer: handshake limit, liveness, PING, invitation, game.
+/// Deadlines live in a min-heap recomputed only for the links an input touched, so the next
+/// deadline is O(log n). An entry is current only while it equals the link's `heapAt`: an
+/// earlier deadline pushes a new entry, a later one waits for its entry to come up (lazy
+/// deletion).
+final class LinkDeadlines {
+    private var touched: [LinkID] = []
+    private var heap = DeadlineHeap<LinkID>()
+    // Nanoseconds, added to instants at every refresh.
+    private let deadAfterNs: Int64, pingAfterNs: Int64, handshakeTimeoutNs: Int64, inviteTimeoutNs: Int64
+    private let inviteGraceNs: Int64
+
+    init(config: DaemonConfig, inviteGrace: Duration) {
+        deadAfterNs = config.deadAfter.wholeNanoseconds
+        pingAfterNs = config.pingAfter.wholeNanoseconds
+        handshakeTimeoutNs = config.handshakeTimeout.wholeNanoseconds
+        inviteTimeoutNs = config.inviteTimeout.wholeNanoseconds
+        inviteGraceNs = inviteGrace.wholeNanoseconds
+    }
+
+    /// Marks a link's deadline for recomputing; a frame and its answer touch one link in a row.
+    func touch(_ id: LinkID) {
+        if touched.last != id { touched.append(id) }
+    }
+
+    /// The nearest deadline of every link.
+    func next(in links: LinkRegistry) -> Instant? {
+        refresh(links)
+        while let top = heap.first, links[top.value]?.heapAt != top.at { heap.popFirst() } // stale
+        return heap.first?.at
+    }
+
+    /// The links whose deadline has come, in id order; each is touched again (its next one).
+    func due(at now: Instant, in links: LinkRegistry) -> [LinkID] {
+        refresh(links)
+        var due: [LinkID] = []
+        while let top = heap.first, top.at <= now {
+            heap.popFirst()
+            guard let link = links[top.value], link.heapAt == top.at else { continue } // stale
+            link.heapAt = nil
+            guard let d = link.deadline else { continue }
+            if d <= now {
+                due.append(link.id)
+            } else { // early: the deadline moved later since the entry was pushed
+                heap.push(d, link.id)
+                link.heapAt = d
+            }
+        }
+        due.sort()
+        for id in due {
+            links[id]?.deadline = nil
+            touched.append(id)
+        }
+        return due
+    }
+
+    private func deadline(of link: Link) -> Instant? {
+        guard !link.closing else { return nil }
+        func after(_ at: Instant, _ ns: Int64) -> Instant { Instant(nanoseconds: at.nanoseconds &+ ns) }
+        var best = after(link.lastHeard, deadAfterNs)
+        if link.ready {
+            best = min(best, after(max(link.lastHeard, link.lastPing ?? link.lastHeard), pingAfterNs))
+        } else {
+            best = min(best, after(link.openedAt, handshakeTimeoutNs))
+        }
+        if let inv = link.outgoingInvite { best = min(best, after(inv.at, inviteTimeoutNs)) }
+        if let inv = link.incomingInvite { best = min(best, after(inv.at, inviteTimeoutNs &+ inviteGraceNs)) }
+        if let g = link.match?.game.nextDeadline { best = min(best, g) }
+        return best
+    }
+
+    private func refresh(_ links: LinkRegistry) {
+        for id in touched {
+            guard let link = links[id] else { continue }
+            let d = deadline(of: link)
+            link.deadline = d
+            if let d, link.heapAt.map({ d < $0 }) ?? true {
+                heap.push(d, id)
+                link.heapAt = d
+            }
+        }
+        touched.removeAll(keepingCapacity: true)
+    }
+}

@@ -1,0 +1,158 @@
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+
+/// The games on our links: starting one, feeding it the peer's frames and our player's
+/// commands, moving its actions out (frames to the link, events to the player, faults to
+/// ERROR), and the bot's moves (BotScheduler says when).
+final class Matches {
+    private let config: DaemonConfig
+    private let links: LinkRegistry
+    private let outbox: Outbox
+    private let lobby: Lobby
+    let bot: BotScheduler
+    /// A game's actions being handled (kept between frames for its capacity).
+    private var gameActions: [GameAction] = []
+
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, bot: BotScheduler) {
+        self.config = config
+        self.links = links
+        self.outbox = outbox
+        self.lobby = lobby
+        self.bot = bot
+    }
+
+    /// The game our player is in (a human has one at a time): where `move`, `new` and `resign` go.
+    var current: Link? {
+        guard let link = links.seatLink, link.match != nil else { return nil }
+        return link
+    }
+
+    /// An invitation was accepted (by either side): the game starts on `link`.
+    func start(_ link: Link, gameID: ID128, size: BoardSize, now: Instant) {
+        link.ignoreGameFrames = false
+        let score = link.peer.flatMap { lobby.scores[$0.id] } ?? Score()
+        let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
+                                                        score: score, moveTime: config.moveTime))
+        // The front's events, and those the bot acts on (drain).
+        match.game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
+        links.setActivity(link, .playing(match))
+        try? match.game.handle(.start, now: now)
+        drain(link, now: now)
+    }
+
+    /// The match on `link` ends and the link goes back to the lobby; the score is kept.
+    /// `byUs`: our player left it (the peer's game frames in flight are then ignored).
+    func end(_ link: Link, byUs: Bool) {
+        guard let match = link.match, let peer = link.peer else { return }
+        lobby.scores[peer.id] = match.game.score
+        links.setActivity(link, .idle)
+        if byUs {
+            link.ignoreGameFrames = true
+            outbox.send(link, .cancel(gameID: match.id))
+        }
+        outbox.emit(.matchEnded(peer, byUs: byUs))
+    }
+
+    /// A game frame from the peer.
+    func received(_ message: Message, on link: Link, now: Instant) {
+        guard let match = link.match else {
+            if link.ignoreGameFrames { return }
+            return outbox.fail(link, message.kind == .move ? .illegalMove : .unexpectedMessage,
+                               "\(message.kind) with no game in progress")
+        }
+        try? match.game.handle(.received(message), now: now)
+        drain(link, now: now)
+    }
+
+    /// Our player's move, new game or resignation.
+    func command(_ input: GameInput, now: Instant) throws(CommandError) {
+        guard let link = current, let match = link.match else { throw .notInGame }
+        do {
+            try match.game.handle(input, now: now)
+        } catch {
+            throw .game(error)
+        }
+        drain(link, now: now)
+    }
+
+    /// The game's clock on `link` may be due.
+    func timeout(_ link: Link, now: Instant) {
+        guard let match = link.match, match.game.nextDeadline.map({ now >= $0 }) == true else { return }
+        match.game.handleTimeout(now: now)
+        drain(link, now: now)
+    }
+
+    /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
+    func drain(_ link: Link, now: Instant) {
+        guard link.provenID != nil else { return } // ready
+        let isBot = config.bot != nil
+        var pending: [GameAction] = []
+        swap(&pending, &gameActions) // the buffer kept from the last call (none when re-entered)
+        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
+        link.match?.game.pollActions(into: &pending)
+        while !pending.isEmpty {
+            for action in pending {
+                switch action {
+                case let .send(m):
+                    outbox.send(link, m)
+                case .show(.interrupted):
+                    break // the player hears `disconnected`, with the reason, when the link closes
+                case let .show(event):
+                    if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
+                    guard isBot else { continue }
+                    switch event {
+                    case .yourTurn: bot.turnDue(link.id)
+                    case .gameOver: try? link.match?.game.handle(.localNewGame, now: now) // a bot rematches at once
+                    default: break
+                    }
+                case let .fail(code, text):
+                    return outbox.fail(link, code, text)
+                }
+            }
+            pending.removeAll(keepingCapacity: true)
+            link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
+        }
+    }
+
+    /// Makes the bot's due moves: at once without a search, else queued for the shell (`think`).
+    func runBotTurns(now: Instant) {
+        guard let player = config.bot else { return }
+        while let id = bot.nextTurn() {
+            guard let link = links[id], let match = link.match, match.game.state == .myTurn else { continue }
+            if player.searches(on: match.game.size) {
+                bot.queueSearch(id)
+                continue
+            }
+            let cell = bot.quickMove(player, on: match.game.board, as: match.game.piece)
+            botMove(cell, in: match, link: link, now: now)
+            drain(link, now: now)
+        }
+        if let job = bot.nextSearch(player, nodes: config.botNodes, links: links) { outbox.append(.think(job)) }
+    }
+
+    /// A search handed out with `think` is done: the move is made if its game still waits for
+    /// it in the same position (the game may have ended meanwhile).
+    func searchDone(_ result: BotSearchResult, now: Instant) {
+        guard let board = bot.searchDone(result) else { return }
+        if let link = links[result.link], !link.closing, let match = link.match, match.game.state == .myTurn {
+            if match.game.board == board {
+                botMove(result.cell, in: match, link: link, now: now)
+                drain(link, now: now)
+            } else {
+                bot.turnDue(link.id) // another position by now: search it again
+            }
+        }
+        runBotTurns(now: now)
+    }
+
+    /// The bot only picks legal moves: a refusal is our bug, and its game would wait for a move
+    /// that never comes, so it is logged rather than swallowed.
+    private func botMove(_ cell: Int, in match: Match, link: Link, now: Instant) {
+        do {
+            try match.game.handle(.localMove(cell), now: now)
+        } catch {
+            outbox.log("the bot's move \(cell + 1) on link \(link.id) was refused: \(error)")
+        }
+    }
+}
