@@ -113,6 +113,22 @@ public final class DaemonCore: SansIOCore {
     public var strangerFaults: Int { outbox.strangerFaults }
     /// Searches waiting for their turn (not counting the one out), for tests and stats.
     public var queuedSearches: Int { matches.bot.queued }
+    /// For tests: how the stored seat disagrees with a scan of the links, or nil when it agrees
+    /// (a human has at most one link that is not idle, and the seat is at it).
+    var seatFault: String? {
+        guard links.tracksSeat else { return nil }
+        let busy = links.values.filter { !$0.isIdle }.map(\.id).sorted()
+        guard busy.count <= 1 else { return "links \(busy) are all busy" }
+        if busy.first != links.seat.link { return "seat \(links.seat), busy links \(busy)" }
+        if let id = busy.first, let link = links[id] {
+            switch (links.seat, link.activity) {
+            case (.inviting, .inviting), (.invited, .invited), (.playing, .playing): break
+            default: return "seat \(links.seat), link \(id) \(link.activity)"
+            }
+        }
+        if case let .dialling(peer, _) = links.seat, invitations.dialing[peer] == nil { return "dialling \(peer), not in the dials" }
+        return nil
+    }
     /// Peers whose score is kept (for tests: bounded by the links).
     var rememberedScores: Int { lobby.scores.count }
 

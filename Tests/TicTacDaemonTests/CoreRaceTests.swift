@@ -163,6 +163,9 @@ struct CoreNet {
                 }
             }
         }
+        for core in cores {
+            if let fault = core.seatFault { Issue.record("the seat disagrees with the links: \(fault)") }
+        }
     }
 
     /// Runs core `i`'s searches handed out so far and gives it the answers (as its worker would).

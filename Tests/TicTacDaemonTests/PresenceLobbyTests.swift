@@ -55,6 +55,27 @@ import TicTacWire
         #expect(net.cores[0].presenceState == .playing && net.cores[1].presenceState == .playing)
     }
 
+    @Test func aPlayerDiallingToInviteDeclinesAnotherInvitationAsBusy() throws {
+        // The seat is dialling: an invitation from a third player is declined, as it is while
+        // our INVITE waits on a link; else the dial's invitation went out on top of it.
+        let ann = config("ann", seed: 11), ben = config("ben", seed: 12), cat = config("cat", seed: 13)
+        var net = CoreNet(ann, ben, cat)
+        net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
+        _ = net.connect(dialler: 2, to: 0)
+        net.settle()
+        try net.command(0, .invite("ben"))
+        try net.command(2, .invite("ann"))
+        net.settle()
+        #expect(net.events[2].contains { if case .declined(_, .busy) = $0 { true } else { false } })
+        #expect(!net.events[0].contains { if case .invited = $0 { true } else { false } })
+        _ = net.connect(dialler: 0, to: 1)
+        net.settle()
+        #expect(net.events[1].contains { if case .invited = $0 { true } else { false } })
+        try net.command(1, .accept)
+        net.settle()
+        #expect(net.cores[0].presenceState == .playing && net.cores[0].currentGame != nil)
+    }
+
     @Test func aDialThatFailsOrHangsIsReportedOnceAndFreesThePlayer() throws {
         var (net, _, ben) = pair()
         net.presence(0, .found(Self.seen(ben, at: "198.18.0.2")))
