@@ -33,24 +33,6 @@ import TicTacTime
 //   moves its own pending invitation to the survivor. A running game is never on the link closed.
 // - two INVITEs crossing (on one link or two): the invitation of the lower instance id stands.
 
-/// What the shell tells the core.
-public enum DaemonInput: Sendable {
-    /// A connection is up (accepted, or our connect completed).
-    case linkOpened(LinkID, outgoing: Bool, address: String, port: UInt16?)
-    /// A frame arrived on a link.
-    case frame(LinkID, Frame)
-    /// The stream decoder refused a link's bytes.
-    case decodeFailed(LinkID, WireError)
-    /// The connection is gone (EOF, reset, write queue overflow, or our own close).
-    case linkClosed(LinkID, reason: String)
-    /// Discovery saw a peer appear, change or go.
-    case presence(DiscoveryEvent)
-    /// A `dial` action ended without a link (every address refused or timed out).
-    case dialFailed(ID128, reason: String)
-    /// A search handed out with `think` is done.
-    case botMoveReady(BotSearchResult)
-}
-
 /// The daemon's sans-I/O core (see the theory of operation above).
 public final class DaemonCore: SansIOCore {
     public let config: DaemonConfig
@@ -113,35 +95,13 @@ public final class DaemonCore: SansIOCore {
     public var strangerFaults: Int { outbox.strangerFaults }
     /// Searches waiting for their turn (not counting the one out), for tests and stats.
     public var queuedSearches: Int { matches.bot.queued }
-    /// For tests: how the stored seat disagrees with a scan of the links, or nil when it agrees
-    /// (a human has at most one link that is not idle, and the seat is at it).
-    var seatFault: String? {
-        guard links.tracksSeat else { return nil }
-        let busy = links.values.filter { !$0.isIdle }.map(\.id).sorted()
-        guard busy.count <= 1 else { return "links \(busy) are all busy" }
-        if busy.first != links.seat.link { return "seat \(links.seat), busy links \(busy)" }
-        if let id = busy.first, let link = links[id] {
-            switch (links.seat, link.activity) {
-            case (.inviting, .inviting), (.invited, .invited), (.playing, .playing): break
-            default: return "seat \(links.seat), link \(id) \(link.activity)"
-            }
-        }
-        if case let .dialling(peer, _) = links.seat, invitations.dialing[peer] == nil { return "dialling \(peer), not in the dials" }
-        return nil
-    }
+    /// For tests: how the stored seat disagrees with a scan of the links, or nil.
+    var seatFault: String? { links.seatFault(dialing: invitations.dialing) }
     /// Peers whose score is kept (for tests: bounded by the links).
     var rememberedScores: Int { lobby.scores.count }
 
-    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`): a stranger
-    /// still in its handshake, oldest first, else the oldest ready link carrying no game and no
-    /// invitation. Nil when every link is in use: refuse the newcomer.
-    public func idleLinkToDrop() -> LinkID? {
-        let idle = links.values.filter { !$0.closing && $0.isIdle }
-        let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
-            ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
-            ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
-        return pick?.id
-    }
+    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`), if any.
+    public func idleLinkToDrop() -> LinkID? { links.idleLinkToDrop() }
 
     // MARK: - The core's verbs
 

@@ -213,3 +213,21 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// What the shell tells the core.
+public enum DaemonInput: Sendable {
+    /// A connection is up (accepted, or our connect completed).
+    case linkOpened(LinkID, outgoing: Bool, address: String, port: UInt16?)
+    /// A frame arrived on a link.
+    case frame(LinkID, Frame)
+    /// The stream decoder refused a link's bytes.
+    case decodeFailed(LinkID, WireError)
+    /// The connection is gone (EOF, reset, write queue overflow, or our own close).
+    case linkClosed(LinkID, reason: String)
+    /// Discovery saw a peer appear, change or go.
+    case presence(DiscoveryEvent)
+    /// A `dial` action ended without a link (every address refused or timed out).
+    case dialFailed(ID128, reason: String)
+    /// A search handed out with `think` is done.
+    case botMoveReady(BotSearchResult)
+}

@@ -1,3 +1,4 @@
+import TicTacTime
 import TicTacWire
 
 /// Every link by id, with an index by peer id (the id a HELLO claims, then proves), the human
@@ -68,5 +69,33 @@ final class LinkRegistry {
     var seatLink: Link? {
         guard let id = seat.link, let link = self[id], !link.closing else { return nil }
         return link
+    }
+
+    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`): a stranger
+    /// still in its handshake, oldest first, else the oldest ready link carrying no game and no
+    /// invitation. Nil when every link is in use: refuse the newcomer.
+    func idleLinkToDrop() -> LinkID? {
+        let idle = values.filter { !$0.closing && $0.isIdle }
+        let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
+            ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        return pick?.id
+    }
+
+    /// For tests: how the stored seat disagrees with a scan of the links, or nil when it agrees
+    /// (a human has at most one link that is not idle, and the seat is at it).
+    func seatFault(dialing: [ID128: Instant]) -> String? {
+        guard tracksSeat else { return nil }
+        let busy = values.filter { !$0.isIdle }.map(\.id).sorted()
+        guard busy.count <= 1 else { return "links \(busy) are all busy" }
+        if busy.first != seat.link { return "seat \(seat), busy links \(busy)" }
+        if let id = busy.first, let link = self[id] {
+            switch (seat, link.activity) {
+            case (.inviting, .inviting), (.invited, .invited), (.playing, .playing): break
+            default: return "seat \(seat), link \(id) \(link.activity)"
+            }
+        }
+        if case let .dialling(peer, _) = seat, dialing[peer] == nil { return "dialling \(peer), not in the dials" }
+        return nil
     }
 }
