@@ -35,7 +35,7 @@ let package = Package(
         ], swiftSettings: optimized),
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
-        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime"], swiftSettings: optimized),
         // <dns_sd.h> from Avahi's compatibility library.
         // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
         .systemLibrary(name: "CDNSSD",

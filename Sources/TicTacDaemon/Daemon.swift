@@ -29,9 +29,9 @@ public final class Daemon {
     public var maxLinksPerAddress = 32
     /// Refused connections still flushing their ERROR `busy`; past `maxRefusing` a refused
     /// connection is closed bare, so refusing costs at most that many descriptors.
-    private var refusals: [ObjectIdentifier: TCPConnection] = [:]
+    private var refusals: [ObjectIdentifier: FrameConnection] = [:]
     /// Connections the core closed, flushing their last frames (at most their linger).
-    private var lingering: [ObjectIdentifier: TCPConnection] = [:]
+    private var lingering: [ObjectIdentifier: FrameConnection] = [:]
     private let maxRefusing = 64
     /// Open connections per source address (accepted ones).
     private var perAddress: [String: Int] = [:]
@@ -39,7 +39,7 @@ public final class Daemon {
     public private(set) var refusedCount = 0
 
     private var listener: TCPListener?
-    private var connections: [LinkID: TCPConnection] = [:]
+    private var connections: [LinkID: FrameConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
     private var nextLink: LinkID = 1
@@ -117,9 +117,9 @@ public final class Daemon {
         let fallback = addresses.dropFirst()
         let id = nextLink
         nextLink += 1
-        let conn: TCPConnection
+        let conn: FrameConnection
         do {
-            conn = try TCPConnection(reactor: reactor, connectingTo: address)
+            conn = try FrameConnection(reactor: reactor, connectingTo: address, decoder: FrameInbound())
         } catch {
             if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, onFailure: onFailure) }
             failed(address.description, peer: peer, reason: error.description, onFailure: onFailure)
@@ -240,9 +240,9 @@ public final class Daemon {
             core.dropForRoom(idle, now: reactor.now)
             apply()
         }
-        let conn: TCPConnection
+        let conn: FrameConnection
         do {
-            conn = try TCPConnection(reactor: reactor, accepted: fd, remote: remote)
+            conn = try FrameConnection(reactor: reactor, accepted: fd, remote: remote, decoder: FrameInbound())
         } catch {
             onLog("cannot use the connection from \(remote): \(error)")
             Glibc.close(fd)
@@ -262,7 +262,7 @@ public final class Daemon {
         refusedCount += 1
         onLog("refused \(remote): \(why)")
         guard refusals.count < maxRefusing,
-              let conn = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
+              let conn = try? FrameConnection(reactor: reactor, accepted: fd, remote: remote, decoder: FrameInbound()) else {
             Glibc.close(fd)
             return
         }
@@ -273,7 +273,7 @@ public final class Daemon {
         conn.closeAfterFlush(linger: .milliseconds(500))
     }
 
-    private func wire(_ conn: TCPConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
+    private func wire(_ conn: FrameConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
                       onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         if let tap {
@@ -286,7 +286,7 @@ public final class Daemon {
                 tap(id, reactor.now, .sent(Array(bytes)))
             }
         }
-        conn.onFrame = { [weak self] frame in
+        conn.onMessage = { [weak self] frame in
             guard let self else { return }
             core.handle(.frame(id, frame), now: reactor.now)
             apply()
@@ -327,7 +327,7 @@ public final class Daemon {
         guard !conn.isClosed else { return }
         connections.removeValue(forKey: id)
         if !conn.isOutgoing { release(conn.remote.ip) }
-        conn.onFrame = nil
+        conn.onMessage = nil
         conn.onDecodeError = nil
         let key = ObjectIdentifier(conn)
         lingering[key] = conn

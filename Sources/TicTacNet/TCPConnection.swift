@@ -2,7 +2,6 @@ import CTicTacNet
 #if canImport(Glibc)
 import Glibc
 #endif
-import TicTacWire
 
 /// Why a connection ended.
 public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
@@ -12,8 +11,9 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
     case peerClosed
     /// A read, write or connect failed.
     case ioError(NetError)
-    /// The bytes were not our protocol; the owner was told through `onDecodeError` first.
-    case protocolError(WireError)
+    /// The bytes were not our protocol (the decoder's error, described); the owner was told
+    /// through `onDecodeError` first.
+    case protocolError(String)
     /// The peer stopped reading and our queue for it passed its bound.
     case writeQueueFull(Int)
     case connectTimeout
@@ -23,34 +23,15 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .local: "closed"
         case .peerClosed: "the peer closed the connection"
         case let .ioError(e): e.description
-        case let .protocolError(e): e.description
+        case let .protocolError(text): text
         case let .writeQueueFull(n): "the peer stopped reading (\(n) bytes queued)"
         case .connectTimeout: "connection timed out"
         }
     }
 }
 
-/// A nonblocking TCP connection, owned by a Reactor: it moves bytes, and the decoder plugged
-/// into it (`InboundDecoder`, by default Protocol.md §2's `FrameReader`) turns what it reads
-/// into frames, delivered in order. `onRead` and `onWrite` see the raw bytes (a capture tap).
-/// Writes go through a bounded queue: a partial write keeps the unsent tail and the socket is
-/// watched for writability until the queue drains; once a write would block, `send()` is not
-/// called again until the socket says it is writable.
-///
-/// Backpressure (as SwiftNIO's channel writability): while more than `pauseReadingAbove` bytes
-/// wait, the connection stops reading from the socket (frames already read are still
-/// delivered), so a peer that does not read cannot make us queue answers to what it keeps
-/// sending; reading resumes once the queue is below a quarter of that. A queue past
-/// `maxQueuedBytes` closes the connection. A peer that neither reads nor is heard is then
-/// dropped by the daemon's liveness timer.
-///
-/// Closing after a flush (an ERROR, a LEAVE) shuts down our sending side once the queue is
-/// written, then reads and discards until the peer's EOF or the linger ends: closing a socket
-/// with unread input would send a reset, which can discard our last frame at the peer.
-///
-/// `onClose` is called once, at the end of the reactor's turn (never from inside `send` or
-/// `close`, so the owner is not re-entered while it is carrying out a batch of actions).
-public final class TCPConnection {
+/// The bounds every TCPConnection keeps (a generic class cannot hold static stored properties).
+public enum TCPLimits {
     /// Bytes allowed in the write queue before the connection is dropped.
     public static let defaultMaxQueuedBytes = 64 * 1024
     /// Bytes queued above which the connection stops reading.
@@ -70,14 +51,36 @@ public final class TCPConnection {
     /// (2 ms of work), and 100 of them, reconnected together, stalled the loop for 170 ms with
     /// a legitimate game's move waiting behind them (tools/bench/hostility, paced).
     public static let maxReadPerTurn = 1024
+}
 
+/// A nonblocking TCP connection, owned by a Reactor: it moves bytes, and the decoder plugged
+/// into it (`InboundDecoder`) turns what it reads into messages, delivered in order. `onRead` and `onWrite` see the raw bytes (a capture tap).
+/// Writes go through a bounded queue: a partial write keeps the unsent tail and the socket is
+/// watched for writability until the queue drains; once a write would block, `send()` is not
+/// called again until the socket says it is writable.
+///
+/// Backpressure (as SwiftNIO's channel writability): while more than `pauseReadingAbove` bytes
+/// wait, the connection stops reading from the socket (frames already read are still
+/// delivered), so a peer that does not read cannot make us queue answers to what it keeps
+/// sending; reading resumes once the queue is below a quarter of that. A queue past
+/// `maxQueuedBytes` closes the connection. A peer that neither reads nor is heard is then
+/// dropped by the daemon's liveness timer.
+///
+/// Closing after a flush (an ERROR, a LEAVE) shuts down our sending side once the queue is
+/// written, then reads and discards until the peer's EOF or the linger ends: closing a socket
+/// with unread input would send a reset, which can discard our last frame at the peer.
+///
+/// `onClose` is called once, at the end of the reactor's turn (never from inside `send` or
+/// `close`, so the owner is not re-entered while it is carrying out a batch of actions).
+public final class TCPConnection<Decoder: InboundDecoder> {
     public let fd: Int32
     public let remote: SocketAddress
     public let isOutgoing: Bool
     public var onConnected: (() -> Void)?
-    public var onFrame: ((Frame) -> Void)?
-    /// Bad bytes: the owner may queue an ERROR frame; the connection then closes after flushing.
-    public var onDecodeError: ((WireError) -> Void)?
+    public var onMessage: ((Decoder.Message) -> Void)?
+    /// Bad bytes: the owner may queue an answer (an ERROR frame); the connection then closes
+    /// after flushing it.
+    public var onDecodeError: ((Decoder.Failure) -> Void)?
     public var onClose: ((CloseReason) -> Void)?
     /// Every byte read from the socket, in order, before decoding (a tap: logs, captures).
     public var onRead: ((UnsafeBufferPointer<UInt8>) -> Void)?
@@ -97,7 +100,7 @@ public final class TCPConnection {
     private let pauseReadingAbove: Int
     /// Our sending side is shut down; input is read and dropped until EOF (see the type's docs).
     private var draining = false
-    private var decoder: any InboundDecoder
+    private var decoder: Decoder
     private var queue: [UInt8] = []
     private var queueStart = 0
     private var closing = false
@@ -108,9 +111,9 @@ public final class TCPConnection {
 
     /// Wraps an accepted, nonblocking socket.
     public init(reactor: Reactor, accepted fd: Int32, remote: SocketAddress,
-                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes,
-                pauseReadingAbove: Int = TCPConnection.defaultPauseReadingAbove,
-                decoder: any InboundDecoder = FrameReader()) throws(NetError) {
+                maxQueuedBytes: Int = TCPLimits.defaultMaxQueuedBytes,
+                pauseReadingAbove: Int = TCPLimits.defaultPauseReadingAbove,
+                decoder: Decoder) throws(NetError) {
         self.reactor = reactor
         self.decoder = decoder
         self.fd = fd
@@ -122,7 +125,7 @@ public final class TCPConnection {
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         do throws(NetError) {
             try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
-            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
+            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, TCPLimits.sendBufferBytes)
             // Unowned, not weak (no side table, so no slow retains and releases of the
             // connection): the registration goes in finish() and in deinit, before the object does.
             try reactor.register(fd, .read) { [unowned self] ready in handle(ready) }
@@ -136,9 +139,9 @@ public final class TCPConnection {
 
     /// Starts a nonblocking connect; `onConnected` or `onClose(.connectTimeout / .ioError)` follows.
     public init(reactor: Reactor, connectingTo remote: SocketAddress, timeout: Duration = .seconds(5),
-                maxQueuedBytes: Int = TCPConnection.defaultMaxQueuedBytes,
-                pauseReadingAbove: Int = TCPConnection.defaultPauseReadingAbove,
-                decoder: any InboundDecoder = FrameReader()) throws(NetError) {
+                maxQueuedBytes: Int = TCPLimits.defaultMaxQueuedBytes,
+                pauseReadingAbove: Int = TCPLimits.defaultPauseReadingAbove,
+                decoder: Decoder) throws(NetError) {
         self.reactor = reactor
         self.decoder = decoder
         self.remote = remote
@@ -150,7 +153,7 @@ public final class TCPConnection {
         fd = try Socket.make(remote.domain, Int32(SOCK_STREAM.rawValue))
         do throws(NetError) {
             try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
-            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, Self.sendBufferBytes)
+            try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, TCPLimits.sendBufferBytes)
             let rc = remote.withSockAddr { Glibc.connect(fd, $0, $1) }
             if rc != 0, errno != EINPROGRESS { throw NetError.last("connect \(remote)") }
             try reactor.register(fd, .write) { [unowned self] ready in handle(ready) }
@@ -254,10 +257,10 @@ public final class TCPConnection {
     private func readAvailable() {
         // The loop's one read buffer keeps the connection itself small: between reads the
         // decoder holds only the leftovers of an incomplete frame.
-        var failure: WireError?
+        var failure: Decoder.Failure?
         let n = reactor.withReadBuffer { buffer in
             // Input to decode, at most `maxReadPerTurn`; input dropped while closing, all of it.
-            let limit = closing || draining ? buffer.count : min(buffer.count, Self.maxReadPerTurn)
+            let limit = closing || draining ? buffer.count : min(buffer.count, TCPLimits.maxReadPerTurn)
             let n = Glibc.read(fd, buffer.baseAddress, limit)
             guard n > 0 else { return n }
             let bytes = UnsafeBufferPointer(rebasing: buffer.bindMemory(to: UInt8.self)[0..<n])
@@ -268,8 +271,8 @@ public final class TCPConnection {
             // Frames are delivered in order; a handler may close us, so re-check each time.
             guard !isClosed, !closing else { return n }
             // Not escaping: `self` is held for the call (an unowned capture was checked per frame).
-            failure = decoder.decode(bytes) { frame in
-                onFrame?(frame)
+            failure = decoder.decode(bytes) { message in
+                onMessage?(message)
                 return !isClosed && !closing
             }
             return n
@@ -281,7 +284,7 @@ public final class TCPConnection {
         if n == 0 { return finish(draining ? .local : .peerClosed) }
         if let failure, !isClosed, !closing {
             onDecodeError?(failure)
-            if !closing { finish(.protocolError(failure)) }
+            if !closing { finish(.protocolError(String(describing: failure))) }
         }
     }
 
@@ -355,7 +358,7 @@ public final class TCPConnection {
         queue = []
         let report = onClose
         onClose = nil
-        onFrame = nil
+        onMessage = nil
         onDecodeError = nil
         onConnected = nil
         onRead = nil

@@ -10,10 +10,10 @@ import TicTacWire
 @Suite struct BackpressureTests {
     @Test func aPeerThatNeverReadsIsPausedAndStaysSmall() throws {
         let r = try Reactor()
-        var server: TCPConnection?
+        var server: TCPConnection<TestFrames>?
         let l = try TCPListener(reactor: r) { fd, remote in
-            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote)
-            server?.onFrame = { [weak server] frame in server?.send(frame.bytes) } // an answer per frame
+            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote, decoder: TestFrames())
+            server?.onMessage = { [weak server] frame in server?.send(frame.bytes) } // an answer per frame
         }
         defer { l.close() }
         let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
@@ -47,7 +47,7 @@ import TicTacWire
         // Answers taken by the kernel (a small send buffer) plus our queue: well under a
         // megabyte (with the kernel's own sizing it took megabytes here).
         #expect(s.bytesIn < 512 * 1024, "read \(s.bytesIn) bytes")
-        #expect(maxQueued <= TCPConnection.defaultMaxQueuedBytes)
+        #expect(maxQueued <= TCPLimits.defaultMaxQueuedBytes)
         s.close()
     }
 }

@@ -84,12 +84,12 @@ import TicTacWire
         // `maxReadPerTurn` bytes of the first (the rest stays in the socket for later turns),
         // and the other link's frame is delivered in that same turn.
         let r = try Reactor()
-        var servers: [TCPConnection] = []
+        var servers: [TCPConnection<TestFrames>] = []
         var frames = [0, 0]
         let l = try TCPListener(reactor: r) { fd, remote in
-            guard let c = try? TCPConnection(reactor: r, accepted: fd, remote: remote) else { return }
+            guard let c = try? TCPConnection(reactor: r, accepted: fd, remote: remote, decoder: TestFrames()) else { return }
             let k = servers.count
-            c.onFrame = { _ in frames[k] += 1 }
+            c.onMessage = { _ in frames[k] += 1 }
             servers.append(c)
         }
         let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
@@ -110,7 +110,7 @@ import TicTacWire
         let end = r.now + .seconds(2)
         while frames[1] == 0, r.now < end { try r.runOnce(maxWait: .milliseconds(20)) }
         #expect(frames[1] == 1)
-        #expect(frames[0] < 700 && frames[0] <= TCPConnection.maxReadPerTurn / ping.count, "\(frames[0]) frames of the flood in one turn")
+        #expect(frames[0] < 700 && frames[0] <= TCPLimits.maxReadPerTurn / ping.count, "\(frames[0]) frames of the flood in one turn")
         // The rest comes in later turns, none lost.
         while frames[0] < 700, r.now < end + .seconds(2) { try r.runOnce(maxWait: .milliseconds(20)) }
         #expect(frames[0] == 700)
@@ -119,11 +119,11 @@ import TicTacWire
 
     @Test func aClosingConnectionDropsInputInsteadOfBufferingIt() throws {
         let r = try Reactor()
-        var server: TCPConnection?
+        var server: TCPConnection<TestFrames>?
         var frames = 0
         let l = try TCPListener(reactor: r) { fd, remote in
-            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote)
-            server?.onFrame = { _ in frames += 1 }
+            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote, decoder: TestFrames())
+            server?.onMessage = { _ in frames += 1 }
         }
         let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
         let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -4,7 +4,7 @@
 //
 //   echo PORT
 //     Round-trip benchmark, network layer only: one Reactor, a TCPListener and the accepted
-//     TCPConnection; every frame its FrameDecoder delivers is handed to its owner (onFrame), which
+//     TCPConnection; every frame its FrameInbound decoder delivers is handed to its owner (onMessage), which
 //     sends `frame.bytes` back. The client is tools/bench/pingpong.c (same client as the C
 //     reference), so the difference to the C echo server is Reactor + TCPConnection + FrameDecoder.
 //     Exits when the client disconnects.
@@ -73,13 +73,13 @@ import TicTacWire
 
 func echo(port: UInt16) throws {
     let reactor = try Reactor()
-    var connection: TCPConnection?
+    var connection: FrameConnection?
     let listener = try TCPListener(reactor: reactor, port: port) { fd, remote in
-        guard connection == nil, let c = try? TCPConnection(reactor: reactor, accepted: fd, remote: remote) else {
+        guard connection == nil, let c = try? FrameConnection(reactor: reactor, accepted: fd, remote: remote, decoder: FrameInbound()) else {
             close(fd)
             return
         }
-        c.onFrame = { [unowned c] frame in c.send(frame.bytes) }
+        c.onMessage = { [unowned c] frame in c.send(frame.bytes) }
         c.onClose = { _ in reactor.stop() }
         connection = c
     }

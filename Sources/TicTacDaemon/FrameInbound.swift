@@ -1,0 +1,18 @@
+import TicTacNet
+import TicTacWire
+
+/// Protocol.md §2 frames off a TCP stream: the decoder of every daemon connection.
+public struct FrameInbound: InboundDecoder {
+    private var reader = FrameReader()
+
+    public init() {}
+
+    public var bufferedCount: Int { reader.bufferedCount }
+
+    public mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Frame) -> Bool) -> WireError? {
+        reader.receive(bytes, deliver: deliver)
+    }
+}
+
+/// A connection that carries Protocol.md frames.
+public typealias FrameConnection = TCPConnection<FrameInbound>
