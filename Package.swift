@@ -40,29 +40,38 @@ let package = Package(
         // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
         .systemLibrary(name: "CDNSSD",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
-        // Discovery: the sans-I/O presence core (broadcast, DNS-SD, manual peers) and its shells.
-        .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacNet", "TicTacTime", "TicTacWire"],
+        // Discovery's sans-I/O cores: the presence table (broadcast, DNS-SD, manual peers) and the
+        // DNS-SD state machine, with their types. No sockets, no Avahi.
+        .target(name: "TicTacDiscoveryCore", dependencies: ["TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        // Discovery's shells: the broadcast socket and the Avahi dns_sd agent.
+        .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
-        // The daemon: a sans-I/O core (links, handshake, invitations, games) and its socket shell.
-        .target(name: "TicTacDaemon", dependencies: [
-            "TicTacDiscovery", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
+        // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
+        .target(name: "TicTacDaemonCore", dependencies: [
+            "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
         ], swiftSettings: optimized),
-        // The collaborative field: a sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits)
-        // beside the game core, and its UDP shell fed by the presence table.
-        .target(name: "TicTacField", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"],
+        // The daemon's socket shell, the bot's search thread, the identity file.
+        .target(name: "TicTacDaemon", dependencies: [
+            "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
+        ], swiftSettings: optimized),
+        // The collaborative field's sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits).
+        .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        // The field's UDP shell, fed by the presence table.
+        .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
         // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacEngine", "TicTacWire", "TicTacNet", "TicTacDaemon", "TicTacTime"],
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
+                                                       "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"],
                 swiftSettings: optimized), // the bot runner sees every event of a bot daemon
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
-            "TicTacDaemon", "TicTacTerminal", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacDaemonCore", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacWire", "TicTacTime",
-            "TicTacReplay",
+            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDaemonCore", "TicTacField", "TicTacFieldCore",
+            "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacWire", "TicTacTime", "TicTacReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -70,11 +79,12 @@ let package = Package(
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDaemon", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacDiscovery", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemon", "TicTacDiscovery", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacField", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacTime"]),
+        .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacDaemon", "TicTacDaemonCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
+        .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
+                                                             "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
 )

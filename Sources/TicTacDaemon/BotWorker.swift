@@ -4,6 +4,8 @@ import Glibc
 import Dispatch
 import Synchronization
 import TicTacNet
+import TicTacDaemonCore
+import TicTacDiscoveryCore
 
 /// Runs the bot's searches (DaemonCore's `think` actions) on one thread of their own, so the
 /// reactor keeps reading, answering PINGs and making 3 x 3 moves while a search runs; the

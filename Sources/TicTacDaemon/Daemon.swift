@@ -2,10 +2,12 @@
 import Glibc
 #endif
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacNet
 import TicTacWire
 import TicTacTime
+import TicTacDaemonCore
 
 /// The daemon's I/O shell: owns the listener and the connections on a Reactor and does what
 /// DaemonCore's actions say. Several daemons can share one reactor (as the tests do).

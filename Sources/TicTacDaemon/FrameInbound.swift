@@ -1,5 +1,7 @@
 import TicTacNet
 import TicTacWire
+import TicTacDaemonCore
+import TicTacDiscoveryCore
 
 /// Protocol.md §2 frames off a TCP stream: the decoder of every daemon connection.
 public struct FrameInbound: InboundDecoder {

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacDaemonCore
+import TicTacDiscoveryCore
 
 /// The `--identity FILE` key file: the 32-byte Ed25519 private key as 64 hex digits on one line
 /// (white space around them is ignored). Kept so a restarted daemon keeps its instance id.

@@ -1,5 +1,7 @@
 import TicTacNet
 import TicTacTime
+import TicTacDaemonCore
+import TicTacDiscoveryCore
 
 /// What the raw-bytes tap of one link saw (`Daemon.tap`): the bytes exactly as the socket
 /// moved them, before decoding and after encoding. With the daemon's seed this is everything a

@@ -4,6 +4,7 @@ import Glibc
 import TicTacNet
 import TicTacTime
 import TicTacWire
+import TicTacDiscoveryCore
 
 /// Broadcast discovery's I/O shell: one UDP socket on the discovery port, the interfaces read
 /// afresh before every send, and a timer on the reactor; DiscoveryCore decides everything.

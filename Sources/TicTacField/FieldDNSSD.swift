@@ -1,5 +1,7 @@
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacWire
+import TicTacFieldCore
 
 /// The field over DNS-SD (Protocol.md §11): publishes our field as `_spherenet._udp` (the
 /// seed's type: SRV port = the field's UDP port, TXT `id=`) through an agent made for that

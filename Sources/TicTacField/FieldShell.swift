@@ -2,9 +2,11 @@
 import Glibc
 #endif
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacNet
 import TicTacTime
 import TicTacWire
+import TicTacFieldCore
 
 /// The field's I/O shell: one UDP socket (it sends and receives, Protocol.md §11), a timer on the
 /// reactor, and the presence table's events turned into participants. FieldCore decides the rest.

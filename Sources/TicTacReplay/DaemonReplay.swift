@@ -1,4 +1,5 @@
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacTime
 import TicTacWire

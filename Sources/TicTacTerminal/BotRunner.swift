@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacWire

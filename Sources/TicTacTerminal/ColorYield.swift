@@ -1,4 +1,5 @@
 import TicTacField
+import TicTacFieldCore
 
 /// Two spheres of one colour cannot be told apart, and a colour picked at random at start often
 /// repeats (8 in the palette). So while the player has not chosen a colour (`--color`, the `c`

@@ -1,4 +1,5 @@
 import TicTacField
+import TicTacFieldCore
 import TicTacWire
 
 /// One line of the field's plain-mode input (README "The collaborative field").

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TicTacField
+import TicTacFieldCore
 import TicTacNet
 import TicTacTime
 

@@ -1,4 +1,5 @@
 import TicTacField
+import TicTacFieldCore
 import TicTacTime
 import TicTacWire
 

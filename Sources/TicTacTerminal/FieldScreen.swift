@@ -1,4 +1,5 @@
 import TicTacField
+import TicTacFieldCore
 import TicTacWire
 
 /// How many colours the terminal shows (README "The collaborative field").

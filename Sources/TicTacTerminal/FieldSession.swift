@@ -1,6 +1,9 @@
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacField
+import TicTacFieldCore
 import TicTacNet
 import TicTacWire
 

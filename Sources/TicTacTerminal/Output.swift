@@ -1,5 +1,7 @@
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacWire
 

@@ -2,8 +2,11 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacField
+import TicTacFieldCore
 import TicTacNet
 import TicTacTime
 

@@ -4,9 +4,12 @@ import Glibc
 #endif
 import Logging
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacField
+import TicTacFieldCore
 import TicTacNet
 import TicTacReplay
 import TicTacTerminal

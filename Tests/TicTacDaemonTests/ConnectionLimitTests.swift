@@ -4,6 +4,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// One peer cannot take the daemon from everyone else (Protocol.md §5, `busy`), and a refused

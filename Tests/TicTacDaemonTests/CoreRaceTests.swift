@@ -1,8 +1,10 @@
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// DaemonCores joined by in-memory links whose delivery the test controls, so messages can be

@@ -2,6 +2,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// The daemon's timers (Protocol.md §9) on virtual time, through the sans-I/O core: PING after

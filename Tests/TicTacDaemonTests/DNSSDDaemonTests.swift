@@ -1,10 +1,12 @@
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacNet
 import TicTacTime
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 
 /// The daemon with a DNS-SD agent (the fake): what it publishes, how sightings reach the lobby,
 /// and that its TXT follows the player's state (Protocol.md §10).

@@ -2,6 +2,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// Protocol.md §4, duplicate links: two daemons that dial each other, in every order of the two

@@ -4,6 +4,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// Bad input over a real socket: each gets its documented outcome (Protocol.md §5: ERROR then

@@ -4,6 +4,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// The key, the id it gives and the signatures (Protocol.md §4's vectors), and the key file.

@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacTime
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 
 /// What the player is told when an invitation command cannot be carried out, and the one rule
 /// that is not a refusal: inviting the peer whose invitation waits for you accepts it.

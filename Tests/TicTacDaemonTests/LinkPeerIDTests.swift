@@ -1,6 +1,7 @@
 import Testing
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// A link's peer ids kept beside its handshake (`provenID`, `claimedID`, read by the core's

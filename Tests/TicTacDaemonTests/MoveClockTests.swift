@@ -2,6 +2,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// The move clock through two daemons (Protocol.md §9): the player who does not move is resigned

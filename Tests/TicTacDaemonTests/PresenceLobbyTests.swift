@@ -1,9 +1,11 @@
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacTime
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 
 /// Presence is not a link: the lobby lists what discovery sees, a link is dialled only when
 /// someone invites, and the invitation goes out once that link's handshake is done.

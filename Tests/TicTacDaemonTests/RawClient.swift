@@ -1,5 +1,6 @@
 import Glibc
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacWire

@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// Protocol.md rules that had no test: an IGNORABLE frame before HELLO (§2, §4), a peer's ERROR

@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacNet
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 import TicTacTime
 
 /// Seeded generators for a daemon: one fresh SplitMix64 per call, from a counter.

@@ -1,4 +1,5 @@
 @testable import TicTacDiscovery
+@testable import TicTacDiscoveryCore
 import Testing
 
 /// A and AAAA record data as the addresses a sighting carries.

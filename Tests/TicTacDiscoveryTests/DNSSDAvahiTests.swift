@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacNet
 import TicTacTime
 import TicTacWire

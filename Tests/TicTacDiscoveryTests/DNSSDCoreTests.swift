@@ -1,5 +1,6 @@
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacTime
 import TicTacWire
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacWire
 
 /// Builds a TXT record from strings, each behind its length byte (RFC 6763 §6.1).

@@ -1,5 +1,6 @@
 import Testing
 import TicTacDiscovery
+import TicTacDiscoveryCore
 
 @Suite struct PresenceTests {
     @Test func stateNamesRoundTrip() {

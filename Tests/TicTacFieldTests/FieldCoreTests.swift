@@ -1,5 +1,6 @@
 import Testing
 @testable import TicTacField
+@testable import TicTacFieldCore
 import TicTacTime
 import TicTacWire
 

@@ -1,6 +1,8 @@
 import Testing
 @testable import TicTacField
+@testable import TicTacFieldCore
 import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacNet
 import TicTacTime
 import TicTacWire

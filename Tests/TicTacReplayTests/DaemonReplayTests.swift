@@ -1,5 +1,6 @@
 import Testing
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacReplay
 import TicTacWire

@@ -1,5 +1,6 @@
 import Testing
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 @testable import TicTacEngine
 @testable import TicTacTerminal
 import TicTacWire

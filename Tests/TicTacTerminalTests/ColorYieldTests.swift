@@ -1,5 +1,6 @@
 import Testing
 import TicTacField
+import TicTacFieldCore
 @testable import TicTacTerminal
 import TicTacWire
 

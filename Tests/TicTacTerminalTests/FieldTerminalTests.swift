@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import TicTacField
+import TicTacFieldCore
 import TicTacTime
 import TicTacWire
 @testable import TicTacTerminal

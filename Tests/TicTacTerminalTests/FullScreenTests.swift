@@ -2,6 +2,7 @@ import Testing
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemon
+@testable import TicTacDaemonCore
 @testable import TicTacTerminal
 import TicTacTime
 

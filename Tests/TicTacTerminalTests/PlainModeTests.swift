@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacWire
 @testable import TicTacTerminal

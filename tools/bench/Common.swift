@@ -6,6 +6,7 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacWire

@@ -4,6 +4,7 @@ import Glibc
 import CDNSSD
 import TicTacNet
 import TicTacTime
+import TicTacDiscoveryCore
 
 /// The DNS-SD agent over Avahi's dns_sd compatibility library: the shell around `DNSSDCore`.
 ///

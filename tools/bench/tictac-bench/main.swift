@@ -65,6 +65,7 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacWire

@@ -22,6 +22,7 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacTime

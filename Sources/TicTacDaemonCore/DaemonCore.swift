@@ -1,4 +1,4 @@
-import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacWire
 import TicTacTime

@@ -1,4 +1,4 @@
-import TicTacDiscovery
+import TicTacDiscoveryCore
 import TicTacTime
 import TicTacWire
 
