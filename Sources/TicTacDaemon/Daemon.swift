@@ -352,7 +352,7 @@ public final class Daemon {
     private func apply() {
         var pending: [DaemonAction] = []
         swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
-        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &actionBuffer) }
+        defer { pending.clearKeepingCapacity(); swap(&pending, &actionBuffer) }
         core.pollActions(into: &pending)
         // Two passes. First what goes to the network and the links (frames, closes, dials) and
         // the bot's searches, in order; then the notifications (events to the front, log lines),

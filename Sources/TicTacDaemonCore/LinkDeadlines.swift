@@ -81,6 +81,6 @@ final class LinkDeadlines {
                 link.heapAt = d
             }
         }
-        touched.removeAll(keepingCapacity: true)
+        touched.clearKeepingCapacity()
     }
 }

@@ -89,11 +89,14 @@ final class Matches {
         let isBot = config.bot != nil
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // the buffer kept from the last call (none when re-entered)
-        defer { pending.removeAll(keepingCapacity: true); swap(&pending, &gameActions) }
+        defer { pending.clearKeepingCapacity(); swap(&pending, &gameActions) }
         link.match?.game.pollActions(into: &pending)
         while !pending.isEmpty {
-            for action in pending {
-                switch action {
+            for i in pending.indices {
+                // Moved out, a payload-free action left in its place (docs/performance.md).
+                var action = GameAction.show(.yourTurn)
+                swap(&action, &pending[i])
+                switch consume action {
                 case let .send(m):
                     outbox.send(link, m)
                 case .show(.interrupted):
@@ -110,7 +113,7 @@ final class Matches {
                     return outbox.fail(link, code, text)
                 }
             }
-            pending.removeAll(keepingCapacity: true)
+            pending.clearKeepingCapacity()
             link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
     }
