@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
@@ -64,6 +65,10 @@ let package = Package(
         .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
                                                        "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"],
                 swiftSettings: optimized), // the bot runner sees every event of a bot daemon
+        // The durable history: peers, games, moves and scores in one SQLite file (GRDB).
+        .target(name: "TicTacStore", dependencies: [
+            "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
             "TicTacDaemonCore", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacTime",
@@ -76,6 +81,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
+        .testTarget(name: "TicTacStoreTests", dependencies: ["TicTacStore", "TicTacEngine", "TicTacWire"]),
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),

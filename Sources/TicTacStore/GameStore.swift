@@ -1,0 +1,220 @@
+import GRDB
+import TicTacEngine
+import TicTacWire
+
+/// The daemon's durable history in one SQLite file (through GRDB): peers seen, games with their
+/// append-only move lists, and the per-opponent score, computed from finished games so it
+/// cannot drift from them. WAL journal, `synchronous = NORMAL`: a committed write survives the
+/// process being killed (it is in the WAL, in the kernel's cache); a power cut may lose the last
+/// writes before the WAL's next checkpoint reaches the disk.
+///
+/// Every call is synchronous and small (one statement or one short transaction); every failure
+/// is a `StoreError`, never a crash, and the file is never emptied or replaced.
+public final class GameStore {
+    public let path: String
+    private let db: DatabaseQueue
+
+    /// Opens (or creates) the store at `path` and brings its schema up to date. Refuses a file
+    /// that is not a database, one of a newer schema, or one locked by another process.
+    /// `maxPages`: the file may not grow past this many pages (SQLite's `max_page_count`);
+    /// past it a write fails as a full disk does.
+    public init(path: String, maxPages: Int? = nil) throws(StoreError) {
+        self.path = path
+        do {
+            db = try DatabaseQueue(path: path, configuration: Self.configuration(maxPages: maxPages))
+            try Self.migrate(db, path: path)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// A store in memory, gone with the process (tests, `--ephemeral`).
+    public init() throws(StoreError) {
+        path = ":memory:"
+        do {
+            db = try DatabaseQueue(configuration: Self.configuration(maxPages: nil))
+            try Self.migrate(db, path: path)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    private static func configuration(maxPages: Int?) -> Configuration {
+        var c = Configuration()
+        c.journalMode = .wal
+        c.busyMode = .timeout(0.2) // another process's write: wait briefly, then say it is locked
+        c.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if let maxPages { _ = try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, maxPages))") }
+        }
+        return c
+    }
+
+    private static func migrate(_ queue: DatabaseQueue, path: String) throws {
+        let migrator = Schema.migrator
+        let unknown = try queue.read { db in
+            try migrator.appliedIdentifiers(db).subtracting(migrator.migrations)
+        }
+        if !unknown.isEmpty { throw StoreError.newerSchema(path, unknown: Array(unknown)) }
+        try migrator.migrate(queue)
+    }
+
+    // MARK: - Writing
+
+    /// Records that a peer was seen (a game or a handshake), under the name it gave.
+    public func peerSeen(_ id: ID128, name: String, at ms: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
+                """, arguments: [id.description, name, ms, ms])
+        }
+    }
+
+    /// Records a game starting (or finds it, if this match's game `number` is already stored):
+    /// returns the store's id for it.
+    @discardableResult
+    public func gameStarted(match: ID128, number: Int, peer: ID128, peerName: String, us: ID128,
+                            size: BoardSize, at ms: Int64) throws(StoreError) -> Int64 {
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
+                """, arguments: [peer.description, peerName, ms, ms])
+            try db.execute(sql: """
+                INSERT INTO games (matchID, number, peerID, ourID, rows, cols, k, startedAt, state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing') ON CONFLICT (matchID, number) DO NOTHING
+                """, arguments: [match.description, number, peer.description, us.description,
+                                 size.rows, size.cols, size.k, ms])
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM games WHERE matchID = ? AND number = ?",
+                                              arguments: [match.description, number]) else {
+                throw StoreError.failed(path, message: "the game just stored is missing")
+            }
+            return id
+        }
+    }
+
+    /// Records who moves first, once the roll has decided.
+    public func firstMoveDecided(game: Int64, weMoveFirst: Bool) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE games SET weMovedFirst = ? WHERE id = ?", arguments: [weMoveFirst, game])
+        }
+    }
+
+    /// Appends move `number` (from 1). Idempotent: the same move again changes nothing; a
+    /// different cell under a number already stored is a conflict and changes nothing.
+    public func move(game: Int64, number: Int, cell: Int, byUs: Bool, at ms: Int64) throws(StoreError) {
+        try write { db in
+            if let stored = try Row.fetchOne(db, sql: "SELECT cell, byUs FROM moves WHERE game = ? AND number = ?",
+                                             arguments: [game, number]) {
+                let same = try stored.decode(Int.self, forColumn: "cell") == cell && stored.decode(Bool.self, forColumn: "byUs") == byUs
+                if same { return }
+                throw StoreError.failed(path, message: "move \(number) of game \(game) is stored as another move")
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE game = ?", arguments: [game]) ?? 0
+            guard number == count + 1 else {
+                throw StoreError.failed(path, message: "move \(number) of game \(game) after \(count) stored")
+            }
+            try db.execute(sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [game, number, cell, byUs, ms])
+        }
+    }
+
+    /// Records how a game stands now: finished with a result, or interrupted, adjourned, void.
+    public func gameEnded(game: Int64, state: GameRecord.State, result: GameResult?, ending: String?,
+                          at ms: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE games SET state = ?, result = ?, ending = ?, endedAt = ? WHERE id = ?",
+                           arguments: [state.rawValue, result?.rawValue, ending, ms, game])
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Our score against `peer` over every finished game.
+    public func score(against peer: ID128) throws(StoreError) -> Score {
+        try read { db in
+            var score = Score()
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT result, count(*) AS n FROM games WHERE peerID = ? AND state = 'finished' GROUP BY result
+                """, arguments: [peer.description])
+            for row in rows {
+                let n = try row.decode(Int.self, forColumn: "n")
+                switch try row.decode(String?.self, forColumn: "result") {
+                case "won": score.won = n
+                case "lost": score.lost = n
+                case "draw": score.drawn = n
+                default: break
+                }
+            }
+            return score
+        }
+    }
+
+    /// Peers whose last known name is `name` (case-insensitive).
+    public func peers(named name: String) throws(StoreError) -> [ID128] {
+        try read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM peers WHERE lower(name) = lower(?) ORDER BY lastSeen DESC",
+                                arguments: [name]).compactMap { ID128(hex: $0) }
+        }
+    }
+
+    /// Games, most recent first, each with its moves; against `peer` only when given.
+    public func history(peer: ID128? = nil, limit: Int = 100) throws(StoreError) -> [GameRecord] {
+        try read { db in
+            var sql = "SELECT games.*, peers.name AS peerName FROM games JOIN peers ON peers.id = games.peerID"
+            var arguments: StatementArguments = []
+            if let peer {
+                sql += " WHERE games.peerID = ?"
+                arguments += [peer.description]
+            }
+            sql += " ORDER BY games.startedAt DESC, games.id DESC LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in try Self.record(row, db) }
+        }
+    }
+
+    /// A game's row and its moves; a value the schema forbids is an error, never a trap.
+    private static func record(_ row: Row, _ db: Database) throws -> GameRecord {
+        func hexID(_ column: String) throws -> ID128 {
+            let text = try row.decode(String.self, forColumn: column)
+            guard let id = ID128(hex: text) else { throw DatabaseError(message: "games.\(column) is not an id: \(text.prefix(40))") }
+            return id
+        }
+        let id = try row.decode(Int64.self, forColumn: "id")
+        let moves = try Row.fetchAll(db, sql: "SELECT number, cell, byUs FROM moves WHERE game = ? ORDER BY number",
+                                     arguments: [id]).map {
+            GameRecord.Move(number: try $0.decode(forColumn: "number"), cell: try $0.decode(forColumn: "cell"),
+                            byUs: try $0.decode(forColumn: "byUs"))
+        }
+        let state = try row.decode(String.self, forColumn: "state")
+        let result = try row.decode(String?.self, forColumn: "result")
+        return GameRecord(
+            id: id, matchID: try hexID("matchID"), number: try row.decode(forColumn: "number"),
+            peerID: try hexID("peerID"), peerName: try row.decode(forColumn: "peerName"),
+            rows: try row.decode(forColumn: "rows"), cols: try row.decode(forColumn: "cols"), k: try row.decode(forColumn: "k"),
+            weMovedFirst: try row.decode(forColumn: "weMovedFirst"),
+            startedAt: try row.decode(forColumn: "startedAt"), endedAt: try row.decode(forColumn: "endedAt"),
+            state: GameRecord.State(rawValue: state) ?? .void,
+            result: result.flatMap(GameResult.init(rawValue:)), ending: try row.decode(forColumn: "ending"),
+            moves: moves)
+    }
+
+    // MARK: - Private
+
+    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try db.write(body)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
+    private func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try db.read(body)
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import GRDB
+
+/// The store's tables, one migration per schema version (GRDB's migrator records which ran).
+/// A migration once released never changes; a new version adds one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE peers (
+                    id TEXT PRIMARY KEY NOT NULL,           -- instance id, 32 hex digits
+                    name TEXT NOT NULL,                     -- the last name it was seen by
+                    firstSeen INTEGER NOT NULL,             -- Unix milliseconds
+                    lastSeen INTEGER NOT NULL
+                ) STRICT;
+                CREATE TABLE games (
+                    id INTEGER PRIMARY KEY,
+                    matchID TEXT NOT NULL,                  -- the accepted invitation's id
+                    number INTEGER NOT NULL,                -- 1 for the match's first game
+                    peerID TEXT NOT NULL REFERENCES peers(id),
+                    ourID TEXT NOT NULL,
+                    rows INTEGER NOT NULL, cols INTEGER NOT NULL, k INTEGER NOT NULL,
+                    weMovedFirst INTEGER,                   -- null until the roll decides
+                    startedAt INTEGER NOT NULL,
+                    endedAt INTEGER,
+                    state TEXT NOT NULL CHECK (state IN ('playing', 'interrupted', 'adjourned', 'finished', 'void')),
+                    result TEXT CHECK (result IN ('won', 'lost', 'draw')),
+                    ending TEXT,                            -- how it ended: line, full, resigned, time, forfeit, ...
+                    UNIQUE (matchID, number)
+                ) STRICT;
+                CREATE INDEX games_by_peer ON games(peerID, startedAt);
+                CREATE TABLE moves (
+                    game INTEGER NOT NULL REFERENCES games(id),
+                    number INTEGER NOT NULL,                -- 1 for the game's first move
+                    cell INTEGER NOT NULL,                  -- 0-based, row-major
+                    byUs INTEGER NOT NULL,
+                    at INTEGER NOT NULL,
+                    PRIMARY KEY (game, number)
+                ) STRICT, WITHOUT ROWID;
+                -- Moves are a log: never rewritten, never removed.
+                CREATE TRIGGER moves_append_only_update BEFORE UPDATE ON moves
+                    BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
+                CREATE TRIGGER moves_append_only_delete BEFORE DELETE ON moves
+                    BEGIN SELECT RAISE(ABORT, 'moves are append-only'); END;
+                """)
+        }
+        return m
+    }
+}
