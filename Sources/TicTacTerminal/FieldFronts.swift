@@ -178,7 +178,7 @@ public final class FullScreenFieldFront: FieldFront {
             command = .color(Self.nextColor(after: screen.local?.color, avoiding: Set(screen.others.values.map(\.color))))
         case .char("s"), .char("S"): command = .stats
         case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
-        case .interrupt: command = .quit
+        case .interrupt: command = .interrupt
         default: command = nil
         }
         if let command { onCommand?(command) }
@@ -186,7 +186,7 @@ public final class FullScreenFieldFront: FieldFront {
 
     /// The palette's next colour after `current` that no other sphere shows (two spheres of one
     /// colour cannot be told apart); the plain next one when every colour is taken.
-    static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
+    public static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
         let start = current.flatMap { palette.firstIndex(of: $0) } ?? palette.count - 1
         let order = (1...palette.count).map { palette[(start + $0) % palette.count] }
         return order.first { !taken.contains($0) && $0 != current } ?? order[0]

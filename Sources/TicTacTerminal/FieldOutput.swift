@@ -1,3 +1,4 @@
+import TicTacJSON
 import TicTacField
 import TicTacFieldCore
 import TicTacTime

@@ -1,6 +1,5 @@
-import TicTacDaemon
+import TicTacJSON
 import TicTacDaemonCore
-import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacWire

@@ -1,3 +1,4 @@
+import TicTacTerminal
 import TicTacEngine
 import TicTacWire
 import TicTacTime
