@@ -113,7 +113,7 @@ public final class PlainFieldFront: FieldFront {
 public final class FullScreenFieldFront: FieldFront {
     public var onCommand: ((FieldCommand) -> Void)?
     private var screen: FieldScreen
-    private let terminal = RawTerminal()
+    private let terminal: RawTerminal
     private var reactor: Reactor?
     private var shown: [String] = []
     private var lastRender: Instant?
@@ -126,7 +126,9 @@ public final class FullScreenFieldFront: FieldFront {
     private let fromLobby: Bool
 
     /// `fromLobby`: opened from tictac play's lobby, so `q` goes back there (Ctrl-C still quits).
-    public init(depth: ColorDepth, fromLobby: Bool = false) {
+    /// `input`, `output`: the terminal's descriptors.
+    public init(depth: ColorDepth, fromLobby: Bool = false, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        terminal = RawTerminal(input: input, output: output)
         screen = FieldScreen(depth: depth, unicode: RawTerminal.localeIsUTF8())
         screen.quitLabel = fromLobby ? "lobby" : "quit"
         self.fromLobby = fromLobby
@@ -161,7 +163,7 @@ public final class FullScreenFieldFront: FieldFront {
     }
 
     private func key(_ key: Key) {
-        let (w, h) = RawTerminal.size()
+        let (w, h) = terminal.size()
         let (sx, sy) = screen.steps(width: w, height: h)
         let big: Int32 = 5
         let command: FieldCommand?
@@ -203,11 +205,14 @@ public final class FullScreenFieldFront: FieldFront {
         }
     }
 
-    /// Writes the rows that differ from what is on screen, in one write.
+    /// Writes the rows that differ from what is on screen; all of them while the terminal has
+    /// not taken the last ones (those not started then go: only the newest screen waits).
     private func render() {
         guard terminal.started, let reactor else { return }
         lastRender = reactor.now
-        let (w, h) = RawTerminal.size()
+        let whole = terminal.backedUp
+        if whole { shown = [] }
+        let (w, h) = terminal.size()
         let lines = screen.lines(width: w, height: h)
         var out = ""
         for (row, line) in lines.enumerated() where row >= shown.count || shown[row] != line {
@@ -215,6 +220,6 @@ public final class FullScreenFieldFront: FieldFront {
         }
         if lines.count < shown.count { out += "\u{1B}[\(lines.count + 1);1H\u{1B}[J" }
         shown = lines
-        if !out.isEmpty { terminal.write(out) }
+        if !out.isEmpty { terminal.draw(out, whole: whole) }
     }
 }
