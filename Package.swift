@@ -64,7 +64,7 @@ let package = Package(
                 swiftSettings: optimized),
         // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
         // keys, events and how they are written.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
                                                        "TicTacDaemonCore", "TicTacJSON", "TicTacTime"],
                 swiftSettings: optimized),
         // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;

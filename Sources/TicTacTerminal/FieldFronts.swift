@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TicTacField
 import TicTacFieldCore
 import TicTacNet
 import TicTacTime

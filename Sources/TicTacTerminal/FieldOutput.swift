@@ -1,6 +1,5 @@
-import TicTacJSON
-import TicTacField
 import TicTacFieldCore
+import TicTacJSON
 import TicTacTime
 import TicTacWire
 

@@ -1,7 +1,7 @@
-import TicTacJSON
 import TicTacDaemonCore
 import TicTacDiscoveryCore
 import TicTacEngine
+import TicTacJSON
 import TicTacWire
 
 /// Who the player faces (for `game-started`).

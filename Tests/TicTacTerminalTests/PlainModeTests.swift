@@ -320,6 +320,25 @@ import TicTacTime
         #expect(lines.first == "tictac: cannot open --log-file /nonexistent-dir/tictac.log: No such file or directory", "\(r.err)")
     }
 
+    /// `--log-file`: the log is appended to the file, one line per message in swift-log's
+    /// stream format (time, level, label), run after run.
+    @Test func aLogFileGetsTheLog() throws {
+        let path = NSTemporaryDirectory() + "/tictac-log-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for _ in 0..<2 {
+            let bot = try TicTacProcess(["bot", "--name", "logan", "--json", "--log-level", "info", "--log-file", path])
+            #expect(bot.await("ready") != nil)
+            bot.process.terminate()
+            #expect(bot.waitExit() == 0)
+        }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").filter { $0.contains("listening on port") }
+        #expect(lines.count == 2, "\(lines)")
+        let format = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d{4} info tictac\.bot: \[\w+\] bot logan \(/
+        #expect(lines.allSatisfy { $0.firstMatch(of: format) != nil }, "\(lines)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
     /// Ctrl-C (SIGINT) leaves cleanly with the shell's status for an interrupt, 130; q with 0.
     @Test func interruptExits130() throws {
         let p = try TicTacProcess(["play", "--local", "--json", "--level", "random"])
