@@ -6,6 +6,7 @@ import Logging
 import TicTacApp
 import TicTacDiscovery
 import TicTacEngine
+import TicTacNet
 import TicTacWire
 
 extension BotLevel: ExpressibleByArgument {}
@@ -74,8 +75,22 @@ struct DaemonOptions: ParsableArguments {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
         }
         _ = try boardSize()
-        // `--connect` is checked where it resolves (once): a mistyped HOST:PORT is a usage error
-        // there too, a name that does not resolve one line and EX_NOHOST.
+        // A mistyped HOST:PORT is a usage error; a name that does not resolve is not (run says
+        // so in one line, EX_NOHOST): the name is looked up once, there.
+        for peer in connect where !Self.wellFormed(peer) {
+            throw ValidationError(AddressError.syntax(peer).description)
+        }
+    }
+
+    /// HOST:PORT or [HOST]:PORT as `SocketAddress.resolve` takes it, checked with a literal
+    /// address standing for the host (so no name is looked up here).
+    static func wellFormed(_ text: String) -> Bool {
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            guard close > text.index(after: text.startIndex) else { return false }
+            return (try? SocketAddress.resolve("[::1]" + text[close...].dropFirst())) != nil
+        }
+        guard let colon = text.lastIndex(of: ":"), colon > text.startIndex, !text[..<colon].contains(":") else { return false }
+        return (try? SocketAddress.resolve("127.0.0.1" + text[colon...])) != nil
     }
 
     func boardSize() throws -> BoardSize { try checked(BoardSize(rows: rows, cols: cols, k: k)) }
