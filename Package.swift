@@ -27,6 +27,8 @@ let package = Package(
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
         // (so the fuzz target can compile it on its own).
         .target(name: "TicTacWire", swiftSettings: optimized),
+        // JSON values with ordered keys, serialized on one line (plain mode's events, replay's).
+        .target(name: "TicTacJSON", swiftSettings: optimized),
         // Monotonic instants and the deadline heap: a leaf every layer may import.
         .target(name: "TicTacTime", swiftSettings: optimized),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
@@ -61,21 +63,29 @@ let package = Package(
         // The field's UDP shell, fed by the presence table.
         .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
                 swiftSettings: optimized),
-        // Plain line mode: command parser, event formatter, the local game loop.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
-                                                       "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"],
-                swiftSettings: optimized), // the bot runner sees every event of a bot daemon
+        // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
+        // keys, events and how they are written.
+        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
+                                                       "TicTacDaemonCore", "TicTacJSON", "TicTacTime"],
+                swiftSettings: optimized),
+        // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;
+        // each command's setup from the configuration the executable parsed.
+        .target(name: "TicTacApp", dependencies: [
+            "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
+            "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacWire", "TicTacTime",
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: optimized), // the bot runner sees every event of a bot daemon
         // The durable history: peers, games, moves and scores in one SQLite file (GRDB).
         .target(name: "TicTacStore", dependencies: [
             "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
-            "TicTacDaemonCore", "TicTacTerminal", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacDaemonCore", "TicTacJSON", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
         // The executable: argument parsing and nothing else.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDaemonCore", "TicTacField", "TicTacFieldCore",
+            "TicTacApp", "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDaemonCore", "TicTacField", "TicTacFieldCore",
             "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacWire", "TicTacTime", "TicTacReplay",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
@@ -89,8 +99,10 @@ let package = Package(
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacDaemon", "TicTacDaemonCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacField",
+                                                        "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
-                                                             "TicTacEngine", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
+                                                             "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,5 @@
 import TicTacEngine
-import TicTacTerminal
+import TicTacJSON
 import TicTacWire
 
 /// One thing `tictac replay` tells: a line for a person, and the same as a JSON object.

@@ -1,4 +1,3 @@
-import TicTacField
 import TicTacFieldCore
 import TicTacWire
 
@@ -10,6 +9,8 @@ public enum FieldCommand: Sendable, Equatable {
     case goto(x: Int32, y: Int32)
     case color(RGB)
     case quit
+    /// Ctrl-C on the full screen (raw mode reads it as a key): quits with the status of an interrupt.
+    case interrupt
     case help
     /// Print the field's datagram counters (received, sent, dropped by reason).
     case stats

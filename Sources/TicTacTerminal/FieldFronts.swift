@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TicTacField
 import TicTacFieldCore
 import TicTacNet
 import TicTacTime
@@ -113,7 +112,7 @@ public final class PlainFieldFront: FieldFront {
 public final class FullScreenFieldFront: FieldFront {
     public var onCommand: ((FieldCommand) -> Void)?
     private var screen: FieldScreen
-    private let terminal = RawTerminal()
+    private let terminal: RawTerminal
     private var reactor: Reactor?
     private var shown: [String] = []
     private var lastRender: Instant?
@@ -126,7 +125,9 @@ public final class FullScreenFieldFront: FieldFront {
     private let fromLobby: Bool
 
     /// `fromLobby`: opened from tictac play's lobby, so `q` goes back there (Ctrl-C still quits).
-    public init(depth: ColorDepth, fromLobby: Bool = false) {
+    /// `input`, `output`: the terminal's descriptors.
+    public init(depth: ColorDepth, fromLobby: Bool = false, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        terminal = RawTerminal(input: input, output: output)
         screen = FieldScreen(depth: depth, unicode: RawTerminal.localeIsUTF8())
         screen.quitLabel = fromLobby ? "lobby" : "quit"
         self.fromLobby = fromLobby
@@ -161,7 +162,7 @@ public final class FullScreenFieldFront: FieldFront {
     }
 
     private func key(_ key: Key) {
-        let (w, h) = RawTerminal.size()
+        let (w, h) = terminal.size()
         let (sx, sy) = screen.steps(width: w, height: h)
         let big: Int32 = 5
         let command: FieldCommand?
@@ -178,7 +179,7 @@ public final class FullScreenFieldFront: FieldFront {
             command = .color(Self.nextColor(after: screen.local?.color, avoiding: Set(screen.others.values.map(\.color))))
         case .char("s"), .char("S"): command = .stats
         case .char("q"), .char("Q"): command = fromLobby ? .lobby : .quit
-        case .interrupt: command = .quit
+        case .interrupt: command = .interrupt
         default: command = nil
         }
         if let command { onCommand?(command) }
@@ -186,7 +187,7 @@ public final class FullScreenFieldFront: FieldFront {
 
     /// The palette's next colour after `current` that no other sphere shows (two spheres of one
     /// colour cannot be told apart); the plain next one when every colour is taken.
-    static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
+    public static func nextColor(after current: RGB?, avoiding taken: Set<RGB>) -> RGB {
         let start = current.flatMap { palette.firstIndex(of: $0) } ?? palette.count - 1
         let order = (1...palette.count).map { palette[(start + $0) % palette.count] }
         return order.first { !taken.contains($0) && $0 != current } ?? order[0]
@@ -203,11 +204,14 @@ public final class FullScreenFieldFront: FieldFront {
         }
     }
 
-    /// Writes the rows that differ from what is on screen, in one write.
+    /// Writes the rows that differ from what is on screen; all of them while the terminal has
+    /// not taken the last ones (those not started then go: only the newest screen waits).
     private func render() {
         guard terminal.started, let reactor else { return }
         lastRender = reactor.now
-        let (w, h) = RawTerminal.size()
+        let whole = terminal.backedUp
+        if whole { shown = [] }
+        let (w, h) = terminal.size()
         let lines = screen.lines(width: w, height: h)
         var out = ""
         for (row, line) in lines.enumerated() where row >= shown.count || shown[row] != line {
@@ -215,6 +219,6 @@ public final class FullScreenFieldFront: FieldFront {
         }
         if lines.count < shown.count { out += "\u{1B}[\(lines.count + 1);1H\u{1B}[J" }
         shown = lines
-        if !out.isEmpty { terminal.write(out) }
+        if !out.isEmpty { terminal.draw(out, whole: whole) }
     }
 }

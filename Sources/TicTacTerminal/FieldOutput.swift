@@ -1,5 +1,5 @@
-import TicTacField
 import TicTacFieldCore
+import TicTacJSON
 import TicTacTime
 import TicTacWire
 

@@ -1,4 +1,3 @@
-import TicTacField
 import TicTacFieldCore
 import TicTacWire
 

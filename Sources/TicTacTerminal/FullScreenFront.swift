@@ -8,7 +8,7 @@
 //   `lines(width:height:)` draws the whole screen as strings. Pure, so tests drive it directly.
 // - `FullScreenFront` (this file) owns the terminal through `RawTerminal` (raw mode with termios,
 //   the alternate screen, a hidden cursor, stdin and SIGWINCH on the reactor). After events or keys it redraws the whole
-//   screen in one `write` (at most once per turn of the loop). `stop()` puts everything back.
+//   screen (at most once per turn of the loop), never blocking on a terminal nobody reads. `stop()` puts everything back.
 // Hand-written VT100/ANSI sequences, no curses.
 
 #if canImport(Glibc)
@@ -23,7 +23,7 @@ public final class FullScreenFront: Front {
     public var onCommand: ((Command) -> Void)?
 
     private var model: FullScreenModel
-    private let terminal = RawTerminal()
+    private let terminal: RawTerminal
     private var reactor: Reactor?
     private var renderPending = false
     /// Ticks the rematch countdown once a second while one runs.
@@ -39,7 +39,9 @@ public final class FullScreenFront: Front {
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
     /// - Parameter hotSeat: two people at one keyboard (`play --local --hotseat`).
-    public init(color: Bool, hotSeat: Bool = false) {
+    /// - Parameters input, output: the terminal's descriptors.
+    public init(color: Bool, hotSeat: Bool = false, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+        terminal = RawTerminal(input: input, output: output)
         model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
         model.hotSeat = hotSeat
     }
@@ -110,16 +112,16 @@ public final class FullScreenFront: Front {
         }
     }
 
-    /// Writes the whole screen in one `write`: each line at its row, cleared to its end.
+    /// Draws the whole screen: each line at its row, cleared to its end.
     private func render(clear: Bool = false) {
         guard started else { return }
-        let (width, height) = RawTerminal.size()
+        let (width, height) = terminal.size()
         var out = clear ? "\u{1B}[2J" : ""
         for (row, line) in model.lines(width: width, height: height).enumerated() {
             out += "\u{1B}[\(row + 1);1H\u{1B}[0m" + line + "\u{1B}[0m\u{1B}[K"
         }
         out += "\u{1B}[J"
-        terminal.write(out)
+        terminal.draw(out, whole: true)
     }
 
     // MARK: - Environment

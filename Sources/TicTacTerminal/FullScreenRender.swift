@@ -1,4 +1,3 @@
-import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacWire

@@ -1,8 +1,7 @@
-import TicTacDaemon
 import TicTacDaemonCore
-import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine
+import TicTacJSON
 import TicTacWire
 
 /// Who the player faces (for `game-started`).

@@ -1,5 +1,4 @@
 import Testing
-import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacReplay

@@ -1,5 +1,4 @@
 import Testing
-import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacReplay

@@ -13,9 +13,7 @@ public indirect enum JSON: Sendable, Equatable {
     /// Compact serialization on one line.
     public var serialized: String { String(decoding: utf8, as: UTF8.self) }
 
-    /// `serialized` as UTF-8 bytes, built in one byte buffer: appending to a byte array costs a
-    /// fraction of appending to a String (the bot writes a line per game; README "Benchmarks",
-    /// instructions per round trip).
+    /// `serialized` as UTF-8 bytes, built in one byte buffer (cheaper than appending to a String).
     public var utf8: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(128) // a line of the bot or plain mode, without regrowing
@@ -24,7 +22,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// Appends the serialization's bytes to `out`.
-    func write(into out: inout [UInt8]) {
+    public func write(into out: inout [UInt8]) {
         switch self {
         case let .string(s): Self.quote(s, into: &out)
         case let .int(i): out.append(contentsOf: String(i).utf8)
@@ -51,12 +49,11 @@ public indirect enum JSON: Sendable, Equatable {
 
     /// `quote`'s bytes, appended to `out`. Most strings (names, ids, results) need no escape:
     /// their bytes are copied at once; the others go through `quote`.
-    static func quote(_ s: String, into out: inout [UInt8]) {
+    public static func quote(_ s: String, into out: inout [UInt8]) {
         // Bytes that may need an escape: controls, '"', '\\', DEL, and 0xE2 (the lead byte of
         // U+2028 and U+2029 in UTF-8; `quote` decides).
         func needsEscape(_ b: UInt8) -> Bool { b < 0x20 || b == 0x22 || b == 0x5C || b == 0x7F || b == 0xE2 }
-        // A native string's bytes are scanned in place (through the UTF-8 view, byte by byte, this
-        // scan cost more than the rest of the bot's line).
+        // A native string's bytes are scanned in place: the UTF-8 view byte by byte is slower.
         let escape = s.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) }
             ?? s.utf8.contains(where: needsEscape)
         if escape { return out.append(contentsOf: quote(s).utf8) }
@@ -66,7 +63,7 @@ public indirect enum JSON: Sendable, Equatable {
     }
 
     /// Escapes per RFC 8259: quote, backslash and every control character.
-    static func quote(_ s: String) -> String {
+    public static func quote(_ s: String) -> String {
         var out = "\""
         for scalar in s.unicodeScalars {
             switch scalar {

@@ -1,31 +1,27 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
+import TicTacJSON
 import TicTacNet
+import TicTacTerminal
 import TicTacWire
 
 /// The headless bot: a daemon that accepts every invitation and plays. Prints one line per
-/// finished game; exits cleanly (LEAVE to every peer) on SIGINT/SIGTERM or after `maxGames`
-/// finished games with any peers, counting only games in which a move was made.
+/// finished game; leaves through `RunnerLifecycle` (LEAVE to every peer) on a signal or after
+/// `maxGames` finished games with any peers, counting only games in which a move was made.
 public final class BotRunner {
     private let reactor: Reactor
     private let daemon: Daemon
     private let json: Bool
     private let maxGames: Int?
     private let log: (String) -> Void
-    private var signals: SignalSource?
+    private let lifecycle: RunnerLifecycle
     private var games = 0
     private var counter = GameCounter()
     /// The last opponent's part of the `--json` game-over line (`gameOverPrefix`).
     private var lastOpponent: (id: ID128, name: String, prefix: [UInt8])?
     /// Standard output, never blocking the bot's daemon (as plain mode's, README).
     private let output: LineWriter
-    private var leaving = false
-    /// Stopped by SIGINT: the command exits 130 (128 + SIGINT).
-    public private(set) var interrupted = false
 
     /// - Parameter log: one line for the operator's log (stderr), e.g. peers coming and going.
     public init(reactor: Reactor, daemon: Daemon, json: Bool, maxGames: Int?, log: @escaping (String) -> Void) {
@@ -35,17 +31,17 @@ public final class BotRunner {
         self.maxGames = maxGames
         self.log = log
         output = LineWriter(gapLine: OutputFormatter(style: json ? .json : .text).gapLine)
+        lifecycle = RunnerLifecycle(reactor: reactor)
     }
+
+    /// The exit status once `run` returns: 130 after SIGINT, else 0.
+    public var exitStatus: Int32 { lifecycle.exitStatus }
 
     /// Runs until a signal, or `maxGames` games.
     public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
-        SignalSource.ignoreBrokenPipe()
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
-            if signal == SIGINT { interrupted = true }
-            quit()
-        }
+        try lifecycle.start { [daemon] deadline, done in daemon.leave(within: deadline, then: done) }
         daemon.onEvent = { [unowned self] event in handle(event) }
-        let config = daemon.core.config
+        let config = daemon.config
         log("bot \(config.name) (\(config.instanceID)) listening on port \(daemon.port)")
         output.attach(to: reactor)
         if !json {
@@ -58,7 +54,7 @@ public final class BotRunner {
         }
         for addresses in peers { daemon.keepConnecting(to: addresses) }
         defer { output.drain(within: .seconds(1)) }
-        try reactor.run()
+        try lifecycle.run()
     }
 
     private func handle(_ event: DaemonEvent) {
@@ -70,8 +66,7 @@ public final class BotRunner {
             }
             games += 1
             if json {
-                // The opponent's part of the line is made once per opponent (the id's hex and the
-                // name's escaping cost about 3,000 instructions a game, more than a move).
+                // The opponent's part of the line is made once per opponent, not once per game.
                 if lastOpponent?.id != opponent.id || lastOpponent?.name != opponent.name {
                     lastOpponent = (opponent.id, opponent.name, Self.gameOverPrefix(opponent: opponent))
                 }
@@ -79,7 +74,7 @@ public final class BotRunner {
             } else {
                 output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
             }
-            if let maxGames, games >= maxGames { quit() }
+            if let maxGames, games >= maxGames { lifecycle.quit() }
         case let .peerFound(p): log("peer \(p.name) (\(p.id)) at \(p.address)")
         case let .peerLost(p, reason): log("peer \(p.name) gone: \(reason)")
         case let .declined(p, reason): log("\(p.name) declined: \(reason.name)")
@@ -92,7 +87,7 @@ public final class BotRunner {
 
     /// The JSON line of a finished game, as `JSON.object([("event", "game-over"), ("opponent",
     /// OutputFormatter.who(opponent)), ("result", ...), ("games", ...)]).utf8` serializes it,
-    /// written straight into bytes (a line per game: the tree of values cost as much as a move).
+    /// written straight into bytes (cheaper than a tree of values for a line per game).
     static func gameOverLine(opponent: PeerInfo, result: GameResult, games: Int) -> [UInt8] {
         gameOverLine(prefix: gameOverPrefix(opponent: opponent), result: result, games: games)
     }
@@ -118,25 +113,19 @@ public final class BotRunner {
         return out
     }
 
-    private func quit() {
-        guard !leaving else { return }
-        leaving = true
-        daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
-    }
 }
 
 /// Which finished games `bot --max-games` counts: only those in which the opponent made a move.
 /// A game the opponent ended before making one (a resignation right after the roll, or after
 /// the bot's first move) is not counted, so a peer doing that in a loop cannot use up the
-/// budget (issue 7 §4).
+/// budget.
 public struct GameCounter {
     /// The game events the counter needs (the bot's daemon builds no others: `DaemonConfig.gameEvents`).
     public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver]
 
     /// Opponents whose current game has had a move of theirs.
     private var moved: Set<ID128> = []
-    /// The opponent last put in `moved` (still there): one of its moves comes every few events,
-    /// and hashing the id into the set each time cost more than the rest of the bot's event.
+    /// The opponent last put in `moved` (still there): spares hashing its id on each of its moves.
     private var lastMoved: ID128?
 
     public init() {}

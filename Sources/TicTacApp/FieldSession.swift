@@ -5,6 +5,7 @@ import TicTacDiscoveryCore
 import TicTacField
 import TicTacFieldCore
 import TicTacNet
+import TicTacTerminal
 import TicTacWire
 
 /// The collaborative field inside `tictac play`: one daemon serves both games. The field's socket
@@ -18,8 +19,8 @@ public final class FieldSession {
     public private(set) var isOpen = false
     /// The player asked to go back to the lobby (`q` on the full screen, `lobby` in plain mode).
     public var onLobby: () -> Void = {}
-    /// The player asked to quit tictac (Ctrl-C on the full screen, `quit` in plain mode).
-    public var onQuit: () -> Void = {}
+    /// The player asked to quit tictac (`quit` in plain mode; true: Ctrl-C on the full screen).
+    public var onQuit: (_ interrupted: Bool) -> Void = { _ in }
 
     /// Publishes and browses the field by DNS-SD (`_spherenet._udp`, Protocol.md §11) while it
     /// is open; nil without DNS-SD.
@@ -50,8 +51,8 @@ public final class FieldSession {
         announce(true)
         front.show(.ready(field.core.local, port: field.port))
         try front.start(reactor: reactor)
-        field.start(peers: daemon.discovery?.core.peers ?? [])
-        dnssd?.start(name: daemon.core.config.name.value, id: daemon.core.config.instanceID, fieldPort: field.port)
+        field.start(peers: daemon.presencePeers)
+        dnssd?.start(name: daemon.config.name.value, id: daemon.config.instanceID, fieldPort: field.port)
     }
 
     /// FIELD_LEAVE, no more field in our announcements, the counters, and the front stops.
@@ -76,7 +77,8 @@ public final class FieldSession {
         guard !field.carryOut(command, on: front, colors: &colors) else { return }
         switch command {
         case .lobby: onLobby()
-        case .quit: onQuit()
+        case .quit: onQuit(false)
+        case .interrupt: onQuit(true)
         case .help: front.show(.help(FieldCommand.helpText + "; lobby goes back to tic-tac-toe"))
         case .stats: front.show(.stats(field.core.counters))
         case .move, .goto, .color: break // carried out above

@@ -2,6 +2,8 @@ import Testing
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
 @testable import TicTacEngine
+@testable import TicTacApp
+import TicTacJSON
 @testable import TicTacTerminal
 import TicTacWire
 

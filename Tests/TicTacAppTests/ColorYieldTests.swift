@@ -1,7 +1,8 @@
 import Testing
 import TicTacField
 import TicTacFieldCore
-@testable import TicTacTerminal
+import TicTacApp
+import TicTacTerminal
 import TicTacWire
 
 @Suite struct ColorYieldTests {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacDiscovery
@@ -8,19 +5,19 @@ import TicTacDiscoveryCore
 import TicTacField
 import TicTacFieldCore
 import TicTacNet
+import TicTacTerminal
 import TicTacTime
 
 /// `tictac spheres`: a daemon that takes part in the collaborative field. Wires the daemon's
 /// presence table to the field (participants), the field's events to the front, the front's
 /// commands to the field. Tic-tac-toe invitations are declined (this daemon announces the field
-/// only). SIGINT, SIGTERM and `quit` leave cleanly: FIELD_LEAVE, LEAVE, GOODBYE.
+/// only). Leaves through `RunnerLifecycle`: FIELD_LEAVE, LEAVE, GOODBYE.
 public final class SpheresRunner {
     private let reactor: Reactor
     private let daemon: Daemon
     private let field: FieldShell
     private let front: FieldFront
-    private var signals: SignalSource?
-    private var leaving = false
+    private let lifecycle: RunnerLifecycle
     private var wanderer: Wanderer?
     /// Whether our colour gives way to a sphere that shows it (set `chosen` for `--color`).
     public var colors = ColorYield(chosen: false)
@@ -35,13 +32,16 @@ public final class SpheresRunner {
         self.field = field
         self.front = front
         if wander { wanderer = Wanderer(random: SystemRandomNumberGenerator()) }
+        lifecycle = RunnerLifecycle(reactor: reactor)
     }
+
+    /// The exit status once `run` returns: 130 after Ctrl-C, else 0.
+    public var exitStatus: Int32 { lifecycle.exitStatus }
 
     /// Runs until the player quits or a signal arrives.
     public func run(notices: [String] = []) throws(NetError) {
         defer { front.stop() }
-        SignalSource.ignoreBrokenPipe()
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] _ in quit() }
+        try lifecycle.start { [unowned self] deadline, done in depart(deadline: deadline, then: done) }
         daemon.onPresence = { [unowned self] event in field.presence(event) }
         daemon.onEvent = { [unowned self] event in
             // One daemon, one game here: the field. Say no at once rather than let it lapse.
@@ -52,17 +52,18 @@ public final class SpheresRunner {
         front.show(.ready(field.core.local, port: field.port))
         for n in notices { front.show(.notice(n)) }
         try front.start(reactor: reactor)
-        field.start(peers: daemon.discovery?.core.peers ?? [])
+        field.start(peers: daemon.presencePeers)
         dnssd?.onNotice = { [unowned self] in front.show(.notice($0)) }
-        dnssd?.start(name: daemon.core.config.name.value, id: daemon.core.config.instanceID, fieldPort: field.port)
+        dnssd?.start(name: daemon.config.name.value, id: daemon.config.instanceID, fieldPort: field.port)
         if wanderer != nil { wander() }
-        try reactor.run()
+        try lifecycle.run()
     }
 
     private func handle(_ command: FieldCommand) {
         guard !field.carryOut(command, on: front, colors: &colors) else { return }
         switch command {
-        case .quit: quit()
+        case .quit: lifecycle.quit()
+        case .interrupt: lifecycle.interrupt()
         case .help: front.show(.help(FieldCommand.helpText))
         case .stats: front.show(.stats(field.core.counters))
         case .lobby: front.show(.error(code: "bad-command", message: "no lobby here: tictac play has one (f opens the field there)"))
@@ -72,24 +73,22 @@ public final class SpheresRunner {
 
     /// Ten steps a second along a drifting heading, bouncing off the edges.
     private func wander() {
-        guard !leaving, var w = wanderer else { return }
+        guard !lifecycle.leaving, var w = wanderer else { return }
         let (dx, dy) = w.step(x: field.core.local.x, y: field.core.local.y)
         wanderer = w
         handle(.move(dx: dx, dy: dy))
         reactor.schedule(after: .milliseconds(100)) { [weak self] in self?.wander() }
     }
 
-    /// FIELD_LEAVE to every participant, LEAVE and GOODBYE, a moment to flush, then stop.
-    private func quit() {
-        guard !leaving else { return }
-        leaving = true
+    /// FIELD_LEAVE to every participant, LEAVE and GOODBYE, a moment to flush.
+    private func depart(deadline: Duration, then done: @escaping () -> Void) {
         field.leave()
         dnssd?.stop()
         // The counters once at the end, for scripts and tests (the full screen only puts them
         // in its status line, which stop() clears).
         front.show(.stats(field.core.counters))
         front.stop()
-        daemon.leave(within: .seconds(1)) { [reactor] in reactor.stop() }
+        daemon.leave(within: deadline, then: done)
     }
 }
 

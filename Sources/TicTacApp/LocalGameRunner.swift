@@ -1,40 +1,42 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import TicTacEngine
 import TicTacNet
+import TicTacTerminal
 
 /// Runs a `LocalMatch` on the reactor behind a front (full screen or plain lines): commands in,
-/// events out, rematch timers. Ends on `quit` or end of input.
+/// events out, rematch timers. Ends through `RunnerLifecycle` on `quit`, end of input or a signal.
 public final class LocalGameRunner {
     private let reactor: Reactor
     private var match: LocalMatch
     private let front: Front
+    private let lifecycle: RunnerLifecycle
     private var timer: Reactor.TimerID?
-    private var signals: SignalSource?
-    /// The player left with Ctrl-C or SIGINT: the command exits 130 (128 + SIGINT).
-    public private(set) var interrupted = false
 
-    public init(match: LocalMatch, front: Front) throws(NetError) {
-        reactor = try Reactor()
+    public init(reactor: Reactor, match: LocalMatch, front: Front) {
+        self.reactor = reactor
         self.match = match
         self.front = front
+        lifecycle = RunnerLifecycle(reactor: reactor)
     }
+
+    /// The exit status once `run` returns: 130 after Ctrl-C, else 0.
+    public var exitStatus: Int32 { lifecycle.exitStatus }
 
     public func run() throws(NetError) {
         defer { front.stop() } // gives the terminal back on every way out
-        signals = try SignalSource(reactor: reactor, signals: [SIGINT, SIGTERM, SIGHUP]) { [unowned self] signal in
-            if signal == SIGINT { interrupted = true }
-            reactor.stop()
+        try lifecycle.start { [front] _, done in
+            front.stop()
+            done()
         }
         front.onCommand = { [unowned self] command in
-            if command == .interrupt { interrupted = true }
-            if command == .quit || command == .interrupt { return reactor.stop() }
-            show(match.command(command, now: reactor.now))
+            switch command {
+            case .quit: lifecycle.quit()
+            case .interrupt: lifecycle.interrupt()
+            default: show(match.command(command, now: reactor.now))
+            }
         }
         try front.start(reactor: reactor)
         show(match.start(now: reactor.now))
-        try reactor.run()
+        try lifecycle.run()
     }
 
     private func show(_ events: [OutputEvent]) {

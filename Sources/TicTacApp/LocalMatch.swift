@@ -1,3 +1,4 @@
+import TicTacTerminal
 import TicTacEngine
 import TicTacWire
 import TicTacTime
@@ -136,14 +137,14 @@ public struct LocalMatch {
             try botSide.handle(.localMove(cell), now: now)
         } catch {
             // The bot only returns legal moves: a refusal is our bug, and the game would stall
-            // without a word (issue 7 §6), so the player hears it.
+            // without a word, so the player hears it.
             output.append(.error(code: "internal-error", message: "the bot's move \(cell + 1) was refused: \(error)"))
         }
     }
 
     /// `m` through the real encoder and decoder (a fault the receiving session finds shows as
     /// its `fail` action). A frame that does not come back whole is a codec bug: it is an error
-    /// event, not a silent hang (issue 7 §6).
+    /// event, not a silent hang.
     private mutating func carried(_ m: Message) -> Message? {
         var decoder = FrameDecoder()
         decoder.feed(m.encoded())

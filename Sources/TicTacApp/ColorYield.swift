@@ -1,5 +1,6 @@
 import TicTacField
 import TicTacFieldCore
+import TicTacTerminal
 
 /// Two spheres of one colour cannot be told apart, and a colour picked at random at start often
 /// repeats (8 in the palette). So while the player has not chosen a colour (`--color`, the `c`
@@ -47,7 +48,7 @@ extension FieldShell {
         case let .color(c):
             colors.chosen = true
             setColor(c)
-        case .quit, .lobby, .help, .stats: return false
+        case .quit, .interrupt, .lobby, .help, .stats: return false
         }
         front.show(.local(core.local))
         return true

@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import TicTacDaemon
+import TicTacDaemonCore
+import TicTacDiscovery
+import TicTacDiscoveryCore
+import TicTacEngine
+import TicTacNet
+import TicTacWire
+
+/// A daemon made from `DaemonSettings`: its name, its key, its randomness, discovery.
+struct DaemonSetup {
+    let settings: DaemonSettings
+
+    /// Labels of the forked random streams (`RandomSource.fork`): what discovery or an identity
+    /// file draws never shifts what the daemon core draws, so a replay can run the core alone.
+    static let identityStream: UInt64 = 0x6964, discoveryStream: UInt64 = 0x6469
+
+    /// Where all the daemon's randomness comes from: the system, or (`--seed`, for captures
+    /// that replay byte for byte) generators derived from the seed.
+    var random: RandomSource { RandomSource(seed: settings.seed) }
+
+    /// `--name`, else login@host with `suffix` after the login (`-bot`: ann-bot@box).
+    func displayName(suffix: String = "") throws(AppFailure) -> DisplayName {
+        if let name = settings.name { return name }
+        var host = [CChar](repeating: 0, count: 256)
+        gethostname(&host, host.count - 1)
+        let hostName = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let user = getenv("USER").map { String(cString: $0) } ?? getlogin().map { String(cString: $0) } ?? "player"
+        let trimmed = String("\(user)\(suffix)@\(hostName)".utf8.prefix(DisplayName.maxBytes)) ?? "player"
+        if let name = try? DisplayName(trimmed) { return name }
+        return try AppFailure.attempt(.usage, nil) { try DisplayName("player") } // a host name we cannot show
+    }
+
+    /// Each `--connect` peer with every address its name resolves to (tried in order). Before
+    /// the loop runs, so a name that does not resolve ends the start (README: status 68).
+    func peers() throws(AppFailure) -> [[SocketAddress]] {
+        try settings.connect.map { text throws(AppFailure) in
+            do throws(AddressError) {
+                return try SocketAddress.resolve(text)
+            } catch {
+                // A mistyped HOST:PORT is a usage mistake; a name that does not resolve is not.
+                if case .syntax = error { throw AppFailure(.usage, error.description) }
+                throw AppFailure(.noHost, "--connect: \(error)")
+            }
+        }
+    }
+
+    func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
+                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2,
+                    gameEvents: GameEventKinds = .all) throws(AppFailure) -> Daemon {
+        let random = random
+        var keyRandom = random.fork(Self.identityStream).makeGenerator()
+        let key = try settings.identityFile.map { path throws(AppFailure) in
+            try AppFailure.attempt(.config, nil) { try IdentityFile.loadOrCreate(path: path, using: &keyRandom) }
+        }
+        var config = DaemonConfig(identity: key, name: name, capabilities: capabilities, makeRandom: random.makeGenerator)
+        config.size = settings.size
+        config.deadAfter = settings.peerTimeout
+        config.bot = bot
+        config.moveTime = moveTime
+        config.maxLargeGamesPerAddress = maxLargeGames
+        config.gameEvents = gameEvents
+        let port = settings.port
+        let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {
+            try Daemon(reactor: reactor, config: config, port: port)
+        }
+        daemon.maxLinksPerAddress = settings.maxLinksPerAddress
+        let logger = Logger(label: "tictac.daemon")
+        daemon.onLog = { logger.notice("\($0)") }
+        return daemon
+    }
+
+    /// Starts discovery on `daemon` (broadcast, then DNS-SD); a failure is a notice for the
+    /// player, not the end: peers can still be reached with --connect. Later notices (DNS-SD
+    /// coming and going) go to `notify`.
+    func startDiscovery(_ daemon: Daemon, fieldPort: UInt16 = 0, notify: @escaping (String) -> Void) -> String? {
+        let d = settings.discovery
+        guard d.broadcast || d.dnssd else { return nil }
+        do {
+            try daemon.startDiscovery(port: d.port, interfaces: d.interfaces, config: d.config, fieldPort: fieldPort,
+                                      broadcast: d.broadcast, random: random.fork(Self.discoveryStream).makeGenerator())
+        } catch {
+            return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
+        }
+        if d.dnssd { daemon.startDNSSD(AvahiDNSSDAgent(reactor: daemon.reactor), onNotice: notify) }
+        return nil
+    }
+}
+
+extension DiscoverySettings {
+    /// What the discovery core is given.
+    var config: DiscoveryConfig {
+        var c = DiscoveryConfig()
+        c.interval = interval
+        return c
+    }
+}

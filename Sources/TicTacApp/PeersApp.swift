@@ -1,0 +1,73 @@
+import Logging
+import TicTacDiscovery
+import TicTacDiscoveryCore
+import TicTacJSON
+import TicTacNet
+import TicTacWire
+
+/// `tictac peers`: listens for the daemons of the LAN for a while and prints them.
+public enum PeersApp {
+    public static func run(_ config: PeersConfiguration) throws(AppFailure) {
+        var logger = Logger(label: "tictac.peers")
+        logger.logLevel = config.logLevel
+        let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
+        var system = SystemRandomNumberGenerator()
+        var discoveryConfig = config.discovery.config
+        discoveryConfig.announces = false
+        let name = try AppFailure.attempt(.usage, nil) { try DisplayName("peers") }
+        let local = LocalPresence(id: ID128.random(using: &system), name: name, port: 1, capabilities: [])
+        let port = config.discovery.port
+        let look = try AppFailure.attempt(.unavailable, "cannot listen for discovery on UDP port \(port)") {
+            try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: config.discovery.interfaces,
+                                   config: discoveryConfig, random: system)
+        }
+        look.start()
+        // DNS-SD too (browse only): daemons beyond the broadcast domain, e.g. across a reflector.
+        var dnssd: AvahiDNSSDAgent?
+        if config.discovery.dnssd {
+            let agent = AvahiDNSSDAgent(reactor: reactor, publishes: false)
+            agent.onEvent = { [unowned look] event in
+                switch event {
+                case let .up(s):
+                    look.sighted(s.instanceID, via: .dnssd, name: s.instanceName, addresses: s.addresses, port: s.port,
+                                 capabilities: s.games, versions: s.versions, state: s.state)
+                case let .down(name, id):
+                    look.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
+                case let .unavailable(text):
+                    logger.info("\(text)")
+                case .registered:
+                    break
+                }
+            }
+            agent.start(name: "peers", port: 1, txt: DNSSDTXT(instanceID: local.id))
+            dnssd = agent
+        }
+        reactor.schedule(after: config.timeout) { reactor.stop() }
+        try AppFailure.attempt(.osErr, nil) { try reactor.run() }
+        let found = look.core.peers
+        let c = look.core.counters
+        logger.debug("datagrams: received \(c.received), malformed \(c.malformed), unexpected \(c.unexpected), rate-limited \(c.rateLimited), spoofed goodbye \(c.spoofedGoodbye), table full \(c.tableFull)")
+        dnssd?.stop()
+        look.stop()
+        if config.json {
+            let list = found.map { p -> JSON in
+                .object([("id", .string(p.id.description)), ("name", .string(p.name)),
+                         ("addresses", .array(p.addresses.map { .string($0) })), ("port", .int(Int(p.port))),
+                         ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))])
+            }
+            print(JSON.array(list).serialized)
+        } else if found.isEmpty {
+            print("No peers answered within \(seconds(config.timeout)) s.")
+        } else {
+            for p in found {
+                print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)  "
+                      + "(\(p.via.names.joined(separator: ", ")))")
+            }
+        }
+    }
+
+    /// `--timeout` as it was typed (a Double: 1.0, 0.5).
+    private static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}

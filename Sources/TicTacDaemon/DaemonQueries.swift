@@ -1,0 +1,22 @@
+import TicTacDaemonCore
+import TicTacDiscoveryCore
+import TicTacEngine
+
+/// Narrow questions the fronts and runners ask the daemon, so none of them reaches into its core
+/// (and none copies a whole game session to learn one field of it).
+extension Daemon {
+    /// The configuration the daemon runs with (name, instance id, rematch delay...).
+    public var config: DaemonConfig { core.config }
+
+    /// The peers of the lobby, as `peers` lists them.
+    public var peers: [PeerInfo] { core.peers }
+
+    /// The board of the game in play, nil outside a game.
+    public var currentGameSize: BoardSize? { core.currentGame?.size }
+
+    /// Whether a game is in play.
+    public var inGame: Bool { core.currentGame != nil }
+
+    /// The daemons discovery sees now (empty before discovery starts).
+    public var presencePeers: [PresencePeer] { discovery?.core.peers ?? [] }
+}

@@ -1,0 +1,74 @@
+import TicTacDaemonCore
+import TicTacEngine
+import TicTacWire
+
+/// The full screen's words: the status line, the line under a finished game, the lobby's prompt.
+extension FullScreenModel {
+    /// The game's status line, in the seed's words (in a hot-seat game, the players' names).
+    var statusText: String? {
+        guard let game else { return nil }
+        if hotSeat {
+            let one = "\(Self.playerOne) (\(game.piece.symbol))", two = "\(game.opponent.name) (\(game.piece.opponent.symbol))"
+            switch game.phase {
+            case .rolling: return "Rolling dice\(ellipsis)"
+            case .yourTurn: return "\(one) to move"
+            case .opponentTurn: return "\(two) to move"
+            case let .over(result, _, resigned):
+                switch result {
+                case .won: return "\(Self.playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
+                case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(Self.playerOne) resigned)" : "")
+                case .draw: return "Cat Wins!"
+                }
+            }
+        }
+        switch game.phase {
+        case .rolling: return "Rolling dice\(ellipsis)"
+        case .yourTurn: return "Your Turn"
+        case .opponentTurn: return "Opponent's Turn"
+        case let .over(result, _, resigned):
+            switch result {
+            case .won: return resigned ? "You Won! (your opponent resigned)" : "You Won!"
+            case .lost: return resigned ? "Opponent Won! (you resigned)" : "Opponent Won!"
+            case .draw: return resigned ? "Cat Wins! (both resigned)" : "Cat Wins!"
+            }
+        }
+    }
+
+    /// A confirmation's question in at most 38 columns, for a 40-column window.
+    var shortFollowUpText: String? {
+        switch confirm {
+        case .resign: "Resign this game? r/y: yes, other: no"
+        case .newGame: "Give up, new game? n/y: yes, other: no"
+        case .quit: "Quit and give up? q/y: yes, other: no"
+        case .lobby: "Give up for lobby? l/y: yes, other: no"
+        case nil: followUpText
+        }
+    }
+
+    /// The line under a finished game, or a confirmation waiting.
+    var followUpText: String? {
+        switch confirm {
+        case .resign: return "Resign this game? r or y: yes, any other key: no"
+        case .newGame: return "Give up this game and start a new one? n or y: yes, any other key: no"
+        case .quit: return "Quit and give this game up? q or y: yes, any other key: no"
+        case .lobby: return "Give this game up and go back to the lobby? l or y: yes, any other key: no"
+        case nil: break
+        }
+        guard let countdown, let game, case .over = game.phase else { return nil }
+        let lobby = me == nil ? "" : "  l: lobby"
+        let when = countdown > 0 ? "New game in \(countdown)\(ellipsis)" : "New game starting\(ellipsis)"
+        return "\(when)  n: now\(lobby)"
+    }
+
+    /// The line under the peer list: an invitation to answer, or ours waiting.
+    var promptText: String? {
+        if let addressEntry { return "Add a peer by address (host:port): \(addressEntry)_   Enter connect, Esc cancel" }
+        if let incoming {
+            let size = incoming.size
+            let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
+            return "\(incoming.peer.name) invites you to play\(board): y / n"
+        }
+        if let outgoing { return "Waiting for \(outgoing.name)\(ellipsis) (c to cancel)" }
+        return nil
+    }
+}

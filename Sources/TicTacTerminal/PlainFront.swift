@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemonCore
+import TicTacNet
+import TicTacWire
+
+/// What a front does: show events, and hand the player's commands to `onCommand`.
+/// Plain mode and the full-screen terminal are two implementations of the same seat.
+public protocol Front: AnyObject {
+    var onCommand: ((Command) -> Void)? { get set }
+    /// Starts reading input on the reactor.
+    func start(reactor: Reactor) throws(NetError)
+    func show(_ event: OutputEvent)
+    /// Stops reading input and gives the terminal back as it was.
+    func stop()
+}
+
+/// Plain mode: one command per line in, one event per line out (README "Plain mode").
+public final class PlainFront: Front {
+    public var onCommand: ((Command) -> Void)?
+    /// When set, sees each line first and keeps those it returns true for (the field's commands
+    /// while the field is open).
+    public var interceptLine: ((String) -> Bool)?
+    private var formatter: OutputFormatter
+    private var rematch = RematchAnnouncer()
+    private var input: StdinLines?
+    /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
+    /// field's plain front writes through it too, so the two stay in order.
+    public let output: LineWriter
+
+    public init(json: Bool) {
+        let formatter = OutputFormatter(style: json ? .json : .text)
+        self.formatter = formatter
+        output = LineWriter(gapLine: formatter.gapLine)
+    }
+
+    public func start(reactor: Reactor) throws(NetError) {
+        output.attach(to: reactor)
+        input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
+            switch item {
+            case .tooLong:
+                show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
+            case let .line(text):
+                guard !text.allSatisfy(\.isWhitespace) else { return }
+                if let interceptLine, interceptLine(text) { return }
+                let command: Command
+                do throws(Command.ParseError) { command = try Command.parse(text) } catch {
+                    return show(.error(code: "bad-command", message: error.description))
+                }
+                // `new` and `lobby` end a running game with no wait for a rematch to announce.
+                rematch.endingOnCommand = command == .new || command == .lobby
+                defer { rematch.endingOnCommand = false }
+                onCommand?(command)
+            }
+        }, onEnd: { [unowned self] in onCommand?(.quit) })
+    }
+
+    public func show(_ event: OutputEvent) {
+        if case let .game(.gameStarted(_, _, size), _) = event { formatter.size = size }
+        for line in formatter.lines(for: event) { output.write(line) }
+        if let next = rematch.after(event) {
+            for line in formatter.lines(for: next) { output.write(line) }
+        }
+    }
+
+    /// Seconds between games, for the `rematch` event (the daemon's rematch delay).
+    public var rematchSeconds: Int {
+        get { rematch.seconds }
+        set { rematch.seconds = newValue }
+    }
+
+    /// Stops reading input; what is left of the output gets at most a second to go.
+    public func stop() {
+        input?.stop()
+        output.drain(within: .seconds(1))
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import TicTacApp
+import TicTacEngine
+
+struct PlayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play tic-tac-toe from this terminal: against peers, or the bot with --local.",
+        discussion: """
+        Without --local this starts a daemon: it listens on TCP, connects to the peers given with \
+        --connect, and lets you invite them (or be invited).
+
+        Plain mode (--plain, or automatically \
+        when standard input is not a terminal) reads one command per line (move N, new, resign, \
+        quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line; \
+        --json prints each event as a JSON object. See README.md, "Plain mode".
+        """
+    )
+
+    @OptionGroup var options: DaemonOptions
+
+    @Flag(help: "Play the bot on this machine, without any network.")
+    var local = false
+
+    @Option(help: "With --local, the bot's level: random, easy, good or perfect.")
+    var level: BotLevel = .perfect
+
+    @Flag(help: "With --local, two people at this keyboard instead of the bot (full screen only).")
+    var hotseat = false
+
+    @Flag(help: "Plain line mode: one command in, one event out per line.")
+    var plain = false
+
+    @Flag(help: "With plain mode, print each event as one JSON object per line.")
+    var json = false
+
+    @Flag(help: "No colours in the full-screen view (also: the NO_COLOR environment variable).")
+    var noColor = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Seconds you ask for per move (0: none, else 5-65535). The game uses the shorter of "
+                               + "both players' asks; when yours runs out your daemon resigns for you.",
+                               valueName: "seconds"))
+    var moveTime = 120
+
+    func validate() throws {
+        if local, !options.connect.isEmpty { throw ValidationError("--local plays without a network; drop --connect") }
+        if hotseat, !local { throw ValidationError("--hotseat is a game at one keyboard: add --local") }
+        if hotseat, plain || json { throw ValidationError("--hotseat shares the full screen: drop --plain and --json") }
+        if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
+        guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
+            throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
+        }
+    }
+
+    func run() throws {
+        var config = PlayConfiguration(daemon: try options.settings())
+        config.local = local
+        config.level = level
+        config.hotSeat = hotseat
+        config.plain = plain
+        config.json = json
+        config.noColor = noColor
+        config.moveTime = moveTime
+        try finish(PlayApp.run(config))
+    }
+}
