@@ -13,7 +13,8 @@ import TicTacDaemonCore
 /// DaemonCore's actions say. Several daemons can share one reactor (as the tests do).
 public final class Daemon {
     public let reactor: Reactor
-    public let core: DaemonCore
+    /// The sans-I/O core; fronts ask through DaemonQueries' narrow questions.
+    let core: DaemonCore
     /// Called for everything the player should hear.
     public var onEvent: (DaemonEvent) -> Void = { _ in }
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.

@@ -12,10 +12,10 @@ extension Daemon {
     public var peers: [PeerInfo] { core.peers }
 
     /// The board of the game in play, nil outside a game.
-    public var currentGameSize: BoardSize? { core.currentGame?.size }
+    public var currentGameSize: BoardSize? { core.currentGameSize }
 
     /// Whether a game is in play.
-    public var inGame: Bool { core.currentGame != nil }
+    public var inGame: Bool { core.currentGameSize != nil }
 
     /// The daemons discovery sees now (empty before discovery starts).
     public var presencePeers: [PresencePeer] { discovery?.core.peers ?? [] }

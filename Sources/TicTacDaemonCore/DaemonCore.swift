@@ -91,6 +91,8 @@ public final class DaemonCore: SansIOCore {
     public var gameCount: Int { links.gameCount }
     /// The game our player is in (a copy).
     public var currentGame: GameSession? { matches.current?.game }
+    /// The board of the game our player is in, read in place.
+    public var currentGameSize: BoardSize? { matches.current?.match?.game.size }
     /// Faults on links whose peer never proved an id: logged, never shown to the player.
     public var strangerFaults: Int { outbox.strangerFaults }
     /// Searches waiting for their turn (not counting the one out), for tests and stats.
