@@ -1,19 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds optimise across our modules (the codec, engine and daemon are generic-light
-// but split into modules; without this their small generic helpers stay unspecialised).
-// They also leave out the run-time exclusivity checks (every access to a class's stored
-// property, a global or a captured var called into the Swift runtime: about a sixth of the
-// instructions of a move round trip, tools/bench/instructions). Those checks catch only our own
-// overlapping-access bugs, never anything a peer sends; debug builds, which run the whole test
-// suite, keep them, as does the compile-time check in every build.
-let optimized: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"],
-                                              .when(configuration: .release))]
-
+// Linux only (epoll, Avahi's dns_sd). No unsafe flags: release builds keep Swift's run-time
+// exclusivity checks, and the package can be depended on.
 let package = Package(
     name: "tictac",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "tictac", targets: ["tictac"]),
     ],
@@ -26,55 +17,52 @@ let package = Package(
     targets: [
         // Frame header, messages, encoder/decoder. Pure: no sockets, no clocks, no dependencies
         // (so the fuzz target can compile it on its own).
-        .target(name: "TicTacWire", swiftSettings: optimized),
+        .target(name: "TicTacWire"),
         // JSON values with ordered keys, serialized on one line (plain mode's events, replay's).
-        .target(name: "TicTacJSON", swiftSettings: optimized),
+        .target(name: "TicTacJSON"),
         // Monotonic instants and the deadline heap: a leaf every layer may import.
-        .target(name: "TicTacTime", swiftSettings: optimized),
+        .target(name: "TicTacTime"),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
         .target(name: "TicTacEngine", dependencies: [
             "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"),
-        ], swiftSettings: optimized),
+        ]),
         // POSIX core: one epoll reactor, timers, sockets.
         .target(name: "CTicTacNet"),
-        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime"], swiftSettings: optimized),
+        .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime"]),
         // <dns_sd.h> from Avahi's compatibility library.
         // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
         .systemLibrary(name: "CDNSSD",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
         // Discovery's sans-I/O cores: the presence table (broadcast, DNS-SD, manual peers) and the
         // DNS-SD state machine, with their types. No sockets, no Avahi.
-        .target(name: "TicTacDiscoveryCore", dependencies: ["TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        .target(name: "TicTacDiscoveryCore", dependencies: ["TicTacTime", "TicTacWire"]),
         // Discovery's shells: the broadcast socket and the Avahi dns_sd agent.
-        .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
-                swiftSettings: optimized),
+        .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
         .target(name: "TicTacDaemonCore", dependencies: [
             "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
-        ], swiftSettings: optimized),
+        ]),
         // The daemon's socket shell, the bot's search thread, the identity file.
         .target(name: "TicTacDaemon", dependencies: [
             "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
-        ], swiftSettings: optimized),
+        ]),
         // The collaborative field's sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits).
-        .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"], swiftSettings: optimized),
+        .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"]),
         // The field's UDP shell, fed by the presence table.
-        .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
-                swiftSettings: optimized),
+        .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
         // keys, events and how they are written.
         .target(name: "TicTacTerminal", dependencies: ["TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
-                                                       "TicTacDaemonCore", "TicTacJSON", "TicTacTime"],
-                swiftSettings: optimized),
+                                                       "TicTacDaemonCore", "TicTacJSON", "TicTacTime"]),
         // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
             "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
             "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
-        ], swiftSettings: optimized), // the bot runner sees every event of a bot daemon
+        ]), // the bot runner sees every event of a bot daemon
         // The durable history: peers, games, moves and scores in one SQLite file (GRDB).
         .target(name: "TicTacStore", dependencies: [
             "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,17 +1,18 @@
 /// A binary min-heap of (deadline, value) pairs: the reactor's timers and the daemon's per-link
 /// deadlines. Nothing is removed from the middle; owners skip stale entries as they come to the
-/// top (lazy deletion), which keeps every operation O(log n).
+/// top (lazy deletion), which keeps every operation O(log n). Inlinable, so each user's heap is
+/// specialised for its value type (no cross-module optimisation flag is set).
 public struct DeadlineHeap<Value> {
-    private var items: [(at: Instant, value: Value)] = []
+    @usableFromInline var items: [(at: Instant, value: Value)] = []
 
-    public init() {}
+    @inlinable public init() {}
 
-    public var isEmpty: Bool { items.isEmpty }
+    @inlinable public var isEmpty: Bool { items.isEmpty }
 
     /// The earliest entry.
-    public var first: (at: Instant, value: Value)? { items.first }
+    @inlinable public var first: (at: Instant, value: Value)? { items.first }
 
-    public mutating func push(_ at: Instant, _ value: Value) {
+    @inlinable public mutating func push(_ at: Instant, _ value: Value) {
         items.append((at, value))
         var i = items.count - 1
         while i > 0 {
@@ -24,7 +25,7 @@ public struct DeadlineHeap<Value> {
 
     /// Removes and returns the earliest entry.
     @discardableResult
-    public mutating func popFirst() -> (at: Instant, value: Value)? {
+    @inlinable public mutating func popFirst() -> (at: Instant, value: Value)? {
         guard !items.isEmpty else { return nil }
         items.swapAt(0, items.count - 1)
         let top = items.removeLast()
