@@ -42,19 +42,19 @@ public struct LocalMatch {
     /// True when the move or resignation is player 2's (a hot-seat game, player 2 to move).
     private var secondToMove: Bool { hotSeat && human.state != .myTurn && botSide.state == .myTurn }
 
-    /// `event` for the side to move: player 1's session, or in a hot-seat game player 2's.
-    private mutating func toMover(_ event: GameInput, now: Instant) throws(LocalActionError) {
-        if secondToMove { try botSide.handle(event, now: now) } else { try human.handle(event, now: now) }
+    /// `command` for the side to move: player 1's session, or in a hot-seat game player 2's.
+    private mutating func toMover(_ command: GameCommand, now: Instant) throws(GameCommandError) {
+        if secondToMove { try botSide.perform(command, now: now) } else { try human.perform(command, now: now) }
     }
 
     /// When `timeout(now:)` must be called next.
     public var nextDeadline: Instant? {
-        [human.nextDeadline, botSide.nextDeadline].compactMap { $0 }.min()
+        [human.pollTimeout(), botSide.pollTimeout()].compactMap { $0 }.min()
     }
 
     public mutating func start(now: Instant) -> [OutputEvent] {
-        try? human.handle(.start, now: now)
-        try? botSide.handle(.start, now: now)
+        human.handle(.start, now: now)
+        botSide.handle(.start, now: now)
         return pump(now: now)
     }
 
@@ -62,21 +62,21 @@ public struct LocalMatch {
     public mutating func command(_ command: Command, now: Instant) -> [OutputEvent] {
         do {
             switch command {
-            case let .move(n): try toMover(.localMove(n - 1), now: now)
+            case let .move(n): try toMover(.move(n - 1), now: now)
             case let .moveAt(ref):
                 switch CellName.resolve(ref, on: human.size) {
-                case let .success(n): try toMover(.localMove(n - 1), now: now)
+                case let .success(n): try toMover(.move(n - 1), now: now)
                 case let .failure(e): output.append(.error(code: "illegal-move", message: e.description))
                 }
             case .new:
-                try toMover(.localNewGame, now: now)
+                try toMover(.newGame, now: now)
                 // The other side joins a rematch asked for at once instead of waiting 3 s.
                 var events = pump(now: now)
-                if botSide.state == .done { try? botSide.handle(.localNewGame, now: now) }
-                if human.state == .done { try? human.handle(.localNewGame, now: now) }
+                if botSide.state == .done { try botSide.perform(.newGame, now: now) }
+                if human.state == .done { try human.perform(.newGame, now: now) }
                 events += pump(now: now)
                 return events
-            case .resign: try toMover(.localResign, now: now)
+            case .resign: try toMover(.resign, now: now)
             case .help: output.append(.help(Command.helpText))
             case .quit, .interrupt: break
             case .cancel:
@@ -96,7 +96,7 @@ public struct LocalMatch {
         return pump(now: now)
     }
 
-    static func code(_ e: LocalActionError) -> String {
+    static func code(_ e: GameCommandError) -> String {
         switch e {
         case .notYourTurn: "not-your-turn"
         case .illegal: "illegal-move"
@@ -112,7 +112,7 @@ public struct LocalMatch {
             for action in human.pollActions() {
                 progress = true
                 switch action {
-                case let .send(m): if let d = carried(m) { try? botSide.handle(.received(d), now: now) }
+                case let .send(m): if let d = carried(m) { botSide.handle(.received(d), now: now) }
                 case let .show(e): output.append(.game(e, opponent: opponent))
                 case let .fail(code, message): output.append(.error(code: code.description, message: message))
                 }
@@ -120,7 +120,7 @@ public struct LocalMatch {
             for action in botSide.pollActions() {
                 progress = true
                 switch action {
-                case let .send(m): if let d = carried(m) { try? human.handle(.received(d), now: now) }
+                case let .send(m): if let d = carried(m) { human.handle(.received(d), now: now) }
                 case .show(.yourTurn): if !hotSeat { botMove(now: now) }
                 case .show: break
                 case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? Self.playerTwo : "bot"): \(message)"))
@@ -134,7 +134,7 @@ public struct LocalMatch {
     private mutating func botMove(now: Instant) {
         let cell = bot.chooseMove(on: botSide.board, as: botSide.piece, using: &botRNG, budget: budget)
         do {
-            try botSide.handle(.localMove(cell), now: now)
+            try botSide.perform(.move(cell), now: now)
         } catch {
             // The bot only returns legal moves: a refusal is our bug, and the game would stall
             // without a word, so the player hears it.

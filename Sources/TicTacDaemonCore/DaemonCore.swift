@@ -129,9 +129,9 @@ public final class DaemonCore: SansIOCore {
         case .leaveMatch:
             guard let link = matches.current else { throw .notInGame }
             matches.end(link, byUs: true)
-        case let .move(cell): try matches.command(.localMove(cell), now: now)
-        case .new: try matches.command(.localNewGame, now: now)
-        case .resign: try matches.command(.localResign, now: now)
+        case let .move(cell): try matches.command(.move(cell), now: now)
+        case .new: try matches.command(.newGame, now: now)
+        case .resign: try matches.command(.resign, now: now)
         }
         matches.runBotTurns(now: now)
     }

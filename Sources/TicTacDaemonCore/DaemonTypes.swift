@@ -178,7 +178,7 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     case answerFirst(String)
     case busy
     case notInGame
-    case game(LocalActionError)
+    case game(GameCommandError)
 
     public var code: String {
         switch self {

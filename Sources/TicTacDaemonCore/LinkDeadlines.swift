@@ -67,7 +67,7 @@ final class LinkDeadlines {
         }
         if let inv = link.outgoingInvite { best = min(best, after(inv.at, inviteTimeoutNs)) }
         if let inv = link.incomingInvite { best = min(best, after(inv.at, inviteTimeoutNs &+ inviteGraceNs)) }
-        if let g = link.match?.game.nextDeadline { best = min(best, g) }
+        if let g = link.match?.game.pollTimeout() { best = min(best, g) }
         return best
     }
 

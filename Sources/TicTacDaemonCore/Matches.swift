@@ -37,7 +37,7 @@ final class Matches {
         // The front's events, and those the bot acts on (drain).
         match.game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
         links.setActivity(link, .playing(match))
-        try? match.game.handle(.start, now: now)
+        match.game.handle(.start, now: now)
         drain(link, now: now)
     }
 
@@ -61,15 +61,15 @@ final class Matches {
             return outbox.fail(link, message.kind == .move ? .illegalMove : .unexpectedMessage,
                                "\(message.kind) with no game in progress")
         }
-        try? match.game.handle(.received(message), now: now)
+        match.game.handle(.received(message), now: now)
         drain(link, now: now)
     }
 
     /// Our player's move, new game or resignation.
-    func command(_ input: GameInput, now: Instant) throws(CommandError) {
+    func command(_ command: GameCommand, now: Instant) throws(CommandError) {
         guard let link = current, let match = link.match else { throw .notInGame }
         do {
-            try match.game.handle(input, now: now)
+            try match.game.perform(command, now: now)
         } catch {
             throw .game(error)
         }
@@ -78,7 +78,7 @@ final class Matches {
 
     /// The game's clock on `link` may be due.
     func timeout(_ link: Link, now: Instant) {
-        guard let match = link.match, match.game.nextDeadline.map({ now >= $0 }) == true else { return }
+        guard let match = link.match, match.game.pollTimeout().map({ now >= $0 }) == true else { return }
         match.game.handleTimeout(now: now)
         drain(link, now: now)
     }
@@ -106,7 +106,7 @@ final class Matches {
                     guard isBot else { continue }
                     switch event {
                     case .yourTurn: bot.turnDue(link.id)
-                    case .gameOver: try? link.match?.game.handle(.localNewGame, now: now) // a bot rematches at once
+                    case .gameOver: rematch(link, now: now)
                     default: break
                     }
                 case let .fail(code, text):
@@ -149,11 +149,20 @@ final class Matches {
         runBotTurns(now: now)
     }
 
+    /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
+    private func rematch(_ link: Link, now: Instant) {
+        do throws(GameCommandError) {
+            try link.match?.game.perform(.newGame, now: now)
+        } catch {
+            outbox.log("the bot's rematch on link \(link.id) was refused: \(error)")
+        }
+    }
+
     /// The bot only picks legal moves: a refusal is our bug, and its game would wait for a move
     /// that never comes, so it is logged rather than swallowed.
     private func botMove(_ cell: Int, in match: Match, link: Link, now: Instant) {
         do {
-            try match.game.handle(.localMove(cell), now: now)
+            try match.game.perform(.move(cell), now: now)
         } catch {
             outbox.log("the bot's move \(cell + 1) on link \(link.id) was refused: \(error)")
         }

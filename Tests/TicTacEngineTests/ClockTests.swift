@@ -26,13 +26,13 @@ import TicTacTime
         #expect(p.a.agreedMoveTime == 20 && p.b.agreedMoveTime == 20)
         #expect(p.shownA.contains { if case .rolls(_, _, 20) = $0 { true } else { false } })
         p = pair(seconds: 0)
-        #expect(p.a.nextDeadline == nil && p.b.nextDeadline == nil) // no clock at all
+        #expect(p.a.pollTimeout() == nil && p.b.pollTimeout() == nil) // no clock at all
     }
 
     @Test func ourClockResignsForUsWithTimeUp() throws {
         var p = pair(seconds: 30)
-        #expect(p.a.nextDeadline == p.now + .seconds(30))
-        #expect(p.b.nextDeadline == p.now + .seconds(40)) // the peer's clock, with the grace
+        #expect(p.a.pollTimeout() == p.now + .seconds(30))
+        #expect(p.b.pollTimeout() == p.now + .seconds(40)) // the peer's clock, with the grace
         p.advance(to: p.now + .milliseconds(29_999))
         #expect(p.a.state == .myTurn)
         p.advance(to: Instant.zero + .seconds(30))
@@ -53,7 +53,7 @@ import TicTacTime
 
     @Test func aSilentPeerForfeitsAfterTheGrace() throws {
         var p = pair(seconds: 30)
-        try p.a.handle(.localMove(4), now: p.now)
+        try p.a.perform(.move(4), now: p.now)
         p.dropInFlight() // b never hears of it, so its own clock never starts: a silent peer
         p.advance(to: p.now + .seconds(39))
         #expect(p.failures.isEmpty && p.a.state == .opponentTurn)
@@ -69,7 +69,7 @@ import TicTacTime
         try p.move(4) // b to move, a waits
         p.now = p.now + .seconds(30)
         p.b.handleTimeout(now: p.now) // b's clock runs out: TIME_UP...
-        try p.a.handle(.localResign, now: p.now) // ...as a gives up in b's turn
+        try p.a.perform(.resign, now: p.now) // ...as a gives up in b's turn
         p.pump()
         #expect(p.failures.isEmpty, "\(p.failures)")
         #expect(p.a.score == Score(drawn: 1) && p.b.score == Score(drawn: 1))

@@ -41,8 +41,8 @@ import TicTacTime
     @Test func winningMoveCrossesTheLosersResignation() throws {
         var p = pairWithAToMove()
         for cell in [0, 3, 1, 4] { try p.move(cell) }
-        try p.a.handle(.localMove(2), now: p.now) // wins the top row
-        try p.b.handle(.localResign, now: p.now) // before b sees it
+        try p.a.perform(.move(2), now: p.now) // wins the top row
+        try p.b.perform(.resign, now: p.now) // before b sees it
         p.pump()
         #expect(p.a.lastResult == .won && p.b.lastResult == .lost)
         expectAgreementAndNextGame(&p, Score(won: 1))
@@ -51,8 +51,8 @@ import TicTacTime
     @Test func drawingMoveCrossesAResignationMakesADraw() throws {
         var p = pairWithAToMove()
         for cell in [4, 0, 2, 6, 3, 5, 1, 7] { try p.move(cell) }
-        try p.a.handle(.localMove(8), now: p.now) // fills the board: a draw
-        try p.b.handle(.localResign, now: p.now)
+        try p.a.perform(.move(8), now: p.now) // fills the board: a draw
+        try p.b.perform(.resign, now: p.now)
         p.pump()
         #expect(p.a.lastResult == .draw && p.b.lastResult == .draw)
         #expect(p.shownB.last == .score(Score(drawn: 1)))
@@ -61,8 +61,8 @@ import TicTacTime
 
     @Test func moveCrossesTheMoversOpponentResignation() throws {
         var p = pairWithAToMove()
-        try p.a.handle(.localMove(4), now: p.now) // b has not seen it yet
-        try p.b.handle(.localResign, now: p.now)
+        try p.a.perform(.move(4), now: p.now) // b has not seen it yet
+        try p.b.perform(.resign, now: p.now)
         p.pump()
         #expect(p.a.lastResult == .won && p.b.lastResult == .lost)
         expectAgreementAndNextGame(&p, Score(won: 1))
@@ -71,8 +71,8 @@ import TicTacTime
     @Test func newGameCrossesTheOpponentsMove() throws {
         var p = pairWithAToMove()
         try p.move(4) // b to move
-        try p.b.handle(.localMove(0), now: p.now)
-        try p.a.handle(.localNewGame, now: p.now) // resigns and starts again at once
+        try p.b.perform(.move(0), now: p.now)
+        try p.a.perform(.newGame, now: p.now) // resigns and starts again at once
         p.pump()
         #expect(p.failures.isEmpty, "\(p.failures)")
         #expect(p.a.lastResult == .lost && p.b.lastResult == .won)
@@ -83,8 +83,8 @@ import TicTacTime
     @Test func bothStartANewGameAtOnceIsADraw() throws {
         var p = pairWithAToMove()
         try p.move(4)
-        try p.a.handle(.localNewGame, now: p.now)
-        try p.b.handle(.localNewGame, now: p.now)
+        try p.a.perform(.newGame, now: p.now)
+        try p.b.perform(.newGame, now: p.now)
         p.pump()
         #expect(p.failures.isEmpty, "\(p.failures)")
         #expect(p.a.score == Score(drawn: 1) && p.b.score == Score(drawn: 1))
@@ -97,9 +97,9 @@ import TicTacTime
         // not count against the new one.
         var p = pairWithAToMove()
         for cell in [0, 3, 1, 4] { try p.move(cell) }
-        try p.a.handle(.localMove(2), now: p.now)
-        try p.a.handle(.localNewGame, now: p.now)
-        try p.b.handle(.localResign, now: p.now)
+        try p.a.perform(.move(2), now: p.now)
+        try p.a.perform(.newGame, now: p.now)
+        try p.b.perform(.resign, now: p.now)
         p.pump()
         #expect(p.failures.isEmpty, "\(p.failures)")
         #expect(p.a.score == Score(won: 1) && p.b.score == Score(lost: 1))
@@ -113,7 +113,7 @@ import TicTacTime
         // draw (a second game-over) while the peer recorded a win.
         var p = pairWithAToMove()
         for cell in [4, 0, 2, 6, 3, 5, 1, 7] { try p.move(cell) } // cell 8 left, a to move
-        try p.a.handle(.localResign, now: p.now)
+        try p.a.perform(.resign, now: p.now)
         p.dropInFlight()
         let overs = p.shownA.filter { if case .gameOver = $0 { true } else { false } }.count
         p.inject(.move(cell: 8), toA: true)
@@ -125,11 +125,11 @@ import TicTacTime
 
     @Test func resignationWaitsForTheRoll() {
         var a = GameSession(rng: SplitMix64(seed: 1))
-        try? a.handle(.start, now: .zero)
-        #expect(throws: LocalActionError.notYourTurn(.rollingDice)) { try a.handle(.localResign, now: .zero) }
+        a.handle(.start, now: .zero)
+        #expect(throws: GameCommandError.notYourTurn(.rollingDice)) { try a.perform(.resign, now: .zero) }
         _ = a.pollActions()
-        try? a.handle(.received(.reset), now: .zero)
-        try? a.handle(.received(.resign), now: .zero)
+        a.handle(.received(.reset), now: .zero)
+        a.handle(.received(.resign), now: .zero)
         #expect(a.pollActions().contains { if case .fail(.unexpectedMessage, _) = $0 { true } else { false } })
     }
 

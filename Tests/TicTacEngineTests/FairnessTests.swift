@@ -16,12 +16,12 @@ struct Duel {
 
     init(seed: UInt64, moveTime: Duration = .zero) {
         honest = GameSession(rng: SplitMix64(seed: seed), moveTime: moveTime)
-        try? honest.handle(.start, now: now)
+        honest.handle(.start, now: now)
         collect()
     }
 
     mutating func deliver(_ m: Message) {
-        try? honest.handle(.received(m), now: now)
+        honest.handle(.received(m), now: now)
         collect()
     }
 
@@ -154,13 +154,13 @@ struct Duel {
         let nonce = ID128(high: 0, low: 0)
         for game in UInt64(0)..<300 {
             var h = GameSession(rng: SplitMix64(seed: game))
-            try? h.handle(.start, now: .zero)
-            try? h.handle(.received(.reset), now: .zero)
-            try? h.handle(.received(.rollCommit(commitment: Commitment.make(roll: 999_999, nonce: nonce))), now: .zero)
+            h.handle(.start, now: .zero)
+            h.handle(.received(.reset), now: .zero)
+            h.handle(.received(.rollCommit(commitment: Commitment.make(roll: 999_999, nonce: nonce))), now: .zero)
             let reveals: [UInt32] = h.pollActions().compactMap { if case let .send(.roll(v, _)) = $0 { v } else { nil } }
             let ours = reveals.first ?? 0
-            try? h.handle(.received(.roll(value: 999_999, nonce: nonce)), now: .zero)
-            try? h.handle(.received(.rollAck(value: ours)), now: .zero)
+            h.handle(.received(.roll(value: 999_999, nonce: nonce)), now: .zero)
+            h.handle(.received(.rollAck(value: ours)), now: .zero)
             if h.state == .opponentTurn { peerFirst += 1 }
         }
         #expect((120...180).contains(peerFirst), "\(peerFirst) of 300")

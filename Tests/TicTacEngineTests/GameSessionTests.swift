@@ -83,7 +83,7 @@ import TicTacTime
         var p = Pair()
         p.start()
         for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
-        #expect(p.a.nextDeadline == Instant.zero + .seconds(3))
+        #expect(p.a.pollTimeout() == Instant.zero + .seconds(3))
         p.advance(to: Instant.zero + .milliseconds(2999))
         #expect(p.a.state == .done)
         p.advance(to: Instant.zero + .seconds(3))
@@ -98,9 +98,9 @@ import TicTacTime
         var p = Pair()
         p.start()
         for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
-        try p.a.handle(.localNewGame, now: p.now)
+        try p.a.perform(.newGame, now: p.now)
         p.pump()
-        #expect(p.a.nextDeadline == p.now + GameSession.rollTimeout) // the rematch timer is gone
+        #expect(p.a.pollTimeout() == p.now + GameSession.rollTimeout) // the rematch timer is gone
         // b's own timer fires later; that must not restart the game a second time.
         p.advance(to: Instant.zero + .seconds(3))
         #expect(p.failures.isEmpty)
@@ -115,7 +115,7 @@ import TicTacTime
         p.start()
         try p.move(4)
         let aWasFirst = p.a.piece == .o
-        try p.a.handle(.localNewGame, now: p.now)
+        try p.a.perform(.newGame, now: p.now)
         p.pump()
         p.advance(to: Instant.zero + .seconds(3))
         #expect(p.failures.isEmpty)
@@ -127,8 +127,8 @@ import TicTacTime
     @Test func simultaneousResignationIsADrawOnBothSides() {
         var p = Pair()
         p.start()
-        try? p.a.handle(.localResign, now: p.now)
-        try? p.b.handle(.localResign, now: p.now)
+        try? p.a.perform(.resign, now: p.now)
+        try? p.b.perform(.resign, now: p.now)
         p.pump()
         #expect(p.failures.isEmpty)
         #expect(p.a.lastResult == .draw && p.b.lastResult == .draw)
@@ -138,7 +138,7 @@ import TicTacTime
     @Test func resignationWins() {
         var p = Pair()
         p.start()
-        try? p.a.handle(.localResign, now: p.now)
+        try? p.a.perform(.resign, now: p.now)
         p.pump()
         #expect(p.a.lastResult == .lost && p.b.lastResult == .won)
         #expect(p.shownB.contains(.gameOver(result: .won, line: nil, resigned: true)))
@@ -148,8 +148,8 @@ import TicTacTime
         var p = Pair()
         p.start()
         for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
-        try p.a.handle(.connectionLost, now: p.now)
-        #expect(p.a.state == .interrupted && p.a.nextDeadline == nil)
+        p.a.handle(.connectionLost, now: p.now)
+        #expect(p.a.state == .interrupted && p.a.pollTimeout() == nil)
         #expect(p.a.pollActions() == [.show(.interrupted)])
         p.a.handleTimeout(now: Instant.zero + .seconds(5))
         #expect(p.a.state == .interrupted && p.a.pollActions().isEmpty)
@@ -163,20 +163,20 @@ import TicTacTime
         let moverIsA = p.sideToMove == true
         var mover = moverIsA ? p.a : p.b
         var waiter = moverIsA ? p.b : p.a
-        #expect(throws: LocalActionError.notYourTurn(.opponentTurn)) { try waiter.handle(.localMove(0), now: .zero) }
-        #expect(throws: LocalActionError.illegal(.outOfRange(cell: 9, cellCount: 9))) {
-            try mover.handle(.localMove(9), now: .zero)
+        #expect(throws: GameCommandError.notYourTurn(.opponentTurn)) { try waiter.perform(.move(0), now: .zero) }
+        #expect(throws: GameCommandError.illegal(.outOfRange(cell: 9, cellCount: 9))) {
+            try mover.perform(.move(9), now: .zero)
         }
-        #expect(throws: LocalActionError.illegal(.outOfRange(cell: -1, cellCount: 9))) {
-            try mover.handle(.localMove(-1), now: .zero)
+        #expect(throws: GameCommandError.illegal(.outOfRange(cell: -1, cellCount: 9))) {
+            try mover.perform(.move(-1), now: .zero)
         }
-        try mover.handle(.localMove(4), now: .zero)
+        try mover.perform(.move(4), now: .zero)
         _ = mover.pollActions()
-        #expect(throws: LocalActionError.notYourTurn(.opponentTurn)) { try mover.handle(.localMove(5), now: .zero) }
+        #expect(throws: GameCommandError.notYourTurn(.opponentTurn)) { try mover.perform(.move(5), now: .zero) }
         #expect(mover.board.filledCount == 1)
         var fresh = GameSession(rng: SplitMix64(seed: 3))
-        #expect(throws: LocalActionError.notYourTurn(.beginning)) { try fresh.handle(.localResign, now: .zero) }
-        #expect(throws: LocalActionError.notYourTurn(.beginning)) { try fresh.handle(.localMove(0), now: .zero) }
+        #expect(throws: GameCommandError.notYourTurn(.beginning)) { try fresh.perform(.resign, now: .zero) }
+        #expect(throws: GameCommandError.notYourTurn(.beginning)) { try fresh.perform(.move(0), now: .zero) }
         _ = waiter
     }
 
@@ -208,7 +208,7 @@ import TicTacTime
 
     @Test func moveOnOccupiedCellIsRejected() throws {
         var p = pairWithAToMove()
-        try p.a.handle(.localMove(4), now: p.now)
+        try p.a.perform(.move(4), now: p.now)
         p.dropInFlight()
         p.inject(.move(cell: 4), toA: true)
         expectFailure(p, .illegalMove)
@@ -218,7 +218,7 @@ import TicTacTime
     @Test(arguments: [UInt16(9), 100, 65535])
     func moveOutOfRangeIsRejected(cell: UInt16) throws {
         var p = pairWithAToMove()
-        try p.a.handle(.localMove(0), now: p.now)
+        try p.a.perform(.move(0), now: p.now)
         p.dropInFlight()
         p.inject(.move(cell: cell), toA: true)
         expectFailure(p, .illegalMove)
@@ -227,9 +227,9 @@ import TicTacTime
 
     @Test func moveBeforeTheFirstMoveDecisionIsRejected() {
         var a = GameSession(rng: SplitMix64(seed: 1))
-        try? a.handle(.start, now: .zero)
+        a.handle(.start, now: .zero)
         _ = a.pollActions()
-        try? a.handle(.received(.move(cell: 0)), now: .zero)
+        a.handle(.received(.move(cell: 0)), now: .zero)
         let failure = a.pollActions().compactMap { if case let .fail(code, text) = $0 { (code, text) } else { nil } }.first
         #expect(failure?.0 == .illegalMove)
         // Say what is true: no game has ended, none has begun (it said "after the game ended").
@@ -240,8 +240,8 @@ import TicTacTime
     /// Side a after start and the peer's RESET, and what a sent.
     private func rollingSide() -> (GameSession, [Message]) {
         var a = GameSession(rng: SplitMix64(seed: 1))
-        try? a.handle(.start, now: .zero)
-        try? a.handle(.received(.reset), now: .zero)
+        a.handle(.start, now: .zero)
+        a.handle(.received(.reset), now: .zero)
         let sent = a.pollActions().compactMap { if case let .send(m) = $0 { m } else { nil } }
         return (a, sent)
     }
@@ -254,52 +254,52 @@ import TicTacTime
     @Test func rollThatDoesNotMatchItsCommitmentIsRejected() {
         var (a, _) = rollingSide()
         let nonce = ID128(high: 1, low: 2)
-        try? a.handle(.received(.rollCommit(commitment: Commitment.make(roll: 10, nonce: nonce))), now: .zero)
+        a.handle(.received(.rollCommit(commitment: Commitment.make(roll: 10, nonce: nonce))), now: .zero)
         _ = a.pollActions()
         // The cheater saw our roll and now claims a higher one.
-        try? a.handle(.received(.roll(value: 999_999, nonce: nonce)), now: .zero)
+        a.handle(.received(.roll(value: 999_999, nonce: nonce)), now: .zero)
         #expect(failCode(&a) == .commitmentMismatch)
         #expect(a.state == .interrupted)
     }
 
     @Test func rollBeforeCommitmentIsRejected() {
         var (a, _) = rollingSide()
-        try? a.handle(.received(.roll(value: 5, nonce: ID128(high: 0, low: 0))), now: .zero)
+        a.handle(.received(.roll(value: 5, nonce: ID128(high: 0, low: 0))), now: .zero)
         #expect(failCode(&a) == .unexpectedMessage)
     }
 
     @Test func duplicateCommitmentIsRejected() {
         var (a, _) = rollingSide()
         let c = Commitment.make(roll: 1, nonce: ID128(high: 0, low: 1))
-        try? a.handle(.received(.rollCommit(commitment: c)), now: .zero)
+        a.handle(.received(.rollCommit(commitment: c)), now: .zero)
         _ = a.pollActions()
-        try? a.handle(.received(.rollCommit(commitment: c)), now: .zero)
+        a.handle(.received(.rollCommit(commitment: c)), now: .zero)
         #expect(failCode(&a) == .unexpectedMessage)
     }
 
     @Test func ackThatEchoesAnotherRollIsRejected() {
         var (a, sent) = rollingSide()
         let nonce = ID128(high: 3, low: 4)
-        try? a.handle(.received(.rollCommit(commitment: Commitment.make(roll: 7, nonce: nonce))), now: .zero)
+        a.handle(.received(.rollCommit(commitment: Commitment.make(roll: 7, nonce: nonce))), now: .zero)
         let reveals = a.pollActions().compactMap { if case let .send(.roll(v, _)) = $0 { v } else { nil } }
         #expect(reveals.count == 1 && sent.contains(.reset))
         let ours = reveals.first ?? 0
-        try? a.handle(.received(.rollAck(value: ours == 0 ? 1 : ours - 1)), now: .zero)
+        a.handle(.received(.rollAck(value: ours == 0 ? 1 : ours - 1)), now: .zero)
         #expect(failCode(&a) == .rollMismatch)
     }
 
     @Test func ackBeforeOurRollIsRejected() {
         var (a, _) = rollingSide()
-        try? a.handle(.received(.rollAck(value: 1)), now: .zero)
+        a.handle(.received(.rollAck(value: 1)), now: .zero)
         #expect(failCode(&a) == .unexpectedMessage)
     }
 
     @Test func sessionMessagesAreUnexpectedInAGame() {
         var (a, _) = rollingSide()
-        try? a.handle(.received(.ping(nonce: 1)), now: .zero)
+        a.handle(.received(.ping(nonce: 1)), now: .zero)
         #expect(failCode(&a) == .unexpectedMessage)
         // After a failure nothing more counts.
-        try? a.handle(.received(.reset), now: .zero)
+        a.handle(.received(.reset), now: .zero)
         #expect(a.pollActions().isEmpty)
     }
 
@@ -315,7 +315,7 @@ import TicTacTime
         var p = Pair()
         p.start()
         for cell in [0, 3, 1, 4, 2] { try p.move(cell) }
-        try p.a.handle(.localNewGame, now: p.now) // a starts at once; b is still in Done
+        try p.a.perform(.newGame, now: p.now) // a starts at once; b is still in Done
         p.pump()
         #expect(p.b.state == .done && p.a.state == .rollingDice)
         p.advance(to: Instant.zero + .seconds(3))

@@ -48,8 +48,8 @@ struct Pair {
 
     /// Starts both sides and delivers everything until quiet.
     mutating func start() {
-        try? a.handle(.start, now: now)
-        try? b.handle(.start, now: now)
+        a.handle(.start, now: now)
+        b.handle(.start, now: now)
         pump()
     }
 
@@ -59,10 +59,10 @@ struct Pair {
             collect()
             if !toA.isEmpty {
                 let m = roundTrip(toA.removeFirst())
-                try? a.handle(.received(m), now: now)
+                a.handle(.received(m), now: now)
             } else if !toB.isEmpty {
                 let m = roundTrip(toB.removeFirst())
-                try? b.handle(.received(m), now: now)
+                b.handle(.received(m), now: now)
             } else {
                 return
             }
@@ -71,7 +71,7 @@ struct Pair {
 
     /// Delivers a raw message to one side without pumping (for hostile-input tests).
     mutating func inject(_ m: Message, toA side: Bool) {
-        if side { try? a.handle(.received(m), now: now) } else { try? b.handle(.received(m), now: now) }
+        if side { a.handle(.received(m), now: now) } else { b.handle(.received(m), now: now) }
         collect()
     }
 
@@ -97,8 +97,8 @@ struct Pair {
     }
 
     mutating func move(_ cell: Int) throws {
-        guard let side = sideToMove else { throw LocalActionError.noGame }
-        if side { try a.handle(.localMove(cell), now: now) } else { try b.handle(.localMove(cell), now: now) }
+        guard let side = sideToMove else { throw GameCommandError.noGame }
+        if side { try a.perform(.move(cell), now: now) } else { try b.perform(.move(cell), now: now) }
         pump()
     }
 

@@ -55,7 +55,7 @@ struct Simulation {
 
     /// Plays `games` games; returns nil on success or what went wrong.
     mutating func run(games: Int) -> String? {
-        for i in 0..<2 { try? sides[i].session.handle(.start, now: now) }
+        for i in 0..<2 { sides[i].session.handle(.start, now: now) }
         var checked = 0
         var steps = 0
         while checked < games {
@@ -81,7 +81,7 @@ struct Simulation {
     /// nil on success, with `quietChecks` counting those checks.
     mutating func runChaos(games: Int) -> String? {
         for i in 0..<2 {
-            try? sides[i].session.handle(.start, now: now)
+            sides[i].session.handle(.start, now: now)
             sides[i].chaosAt = now + .milliseconds(Int64(sides[i].rng.next() % 1500))
         }
         var steps = 0
@@ -166,7 +166,7 @@ struct Simulation {
         var times: [Instant] = []
         for i in 0..<2 {
             if let f = wire[i].first { times.append(f.at) }
-            if let t = sides[i].session.nextDeadline { times.append(t) }
+            if let t = sides[i].session.pollTimeout() { times.append(t) }
             if let t = sides[i].moveAt { times.append(t) }
             if let t = sides[i].chaosAt { times.append(t) }
         }
@@ -185,18 +185,18 @@ struct Simulation {
                 if s.state == .myTurn {
                     let cell = sides[i].bot.chooseMove(on: s.board, as: s.piece, using: &sides[i].rng)
                     if trace { print("\(now) \(i) move \(cell)") }
-                    try? sides[i].session.handle(.localMove(cell), now: now)
+                    try? sides[i].session.perform(.move(cell), now: now)
                 }
             }
             if let t = sides[i].chaosAt, t <= now {
                 switch sides[i].rng.next() % 3 {
-                case 0: if trace { print("\(now) \(i) resign [\(sides[i].session.state)]") }; try? sides[i].session.handle(.localResign, now: now)
-                case 1: if trace { print("\(now) \(i) new [\(sides[i].session.state)]") }; try? sides[i].session.handle(.localNewGame, now: now)
+                case 0: if trace { print("\(now) \(i) resign [\(sides[i].session.state)]") }; try? sides[i].session.perform(.resign, now: now)
+                case 1: if trace { print("\(now) \(i) new [\(sides[i].session.state)]") }; try? sides[i].session.perform(.newGame, now: now)
                 default: break
                 }
                 sides[i].chaosAt = now + .milliseconds(Int64(sides[i].rng.next() % 1500))
             }
-            if let t = sides[i].session.nextDeadline, t <= now {
+            if let t = sides[i].session.pollTimeout(), t <= now {
                 sides[i].session.handleTimeout(now: now)
             }
         }
@@ -216,7 +216,7 @@ struct Simulation {
                 if [.move, .resign, .timeUp].contains(m.kind), state == .done || state == .rollingDice {
                     crossings["\(m.kind) in \(state)", default: 0] += 1
                 }
-                try? sides[i].session.handle(.received(m), now: now)
+                sides[i].session.handle(.received(m), now: now)
             }
         }
     }

@@ -1,0 +1,96 @@
+import Testing
+@testable import TicTacEngine
+import TicTacWire
+
+/// The roll exchange on its own: two honest sides agree on who moves first, and every way a
+/// peer can break it is the fault Protocol.md §8 names.
+@Suite struct RollExchangeTests {
+    /// Runs `a` and `b` against each other: commit, reveal, acknowledge, as the stream would.
+    func honestPair(seed: UInt64) throws -> (FirstMove.Decision, FirstMove.Decision) {
+        var ra = AnyRandom(SplitMix64(seed: seed)), rb = AnyRandom(SplitMix64(seed: seed &+ 1))
+        var a = RollExchange(), b = RollExchange()
+        var toB: [GameAction] = [], toA: [GameAction] = []
+        a.commit(moveTime: 0, using: &ra, into: &toB)
+        b.commit(moveTime: 0, using: &rb, into: &toA)
+        func deliver(_ actions: inout [GameAction], to side: inout RollExchange, answers: inout [GameAction]) throws(GameFault) {
+            let batch = actions
+            actions.removeAll()
+            for case let .send(m) in batch {
+                switch m {
+                case let .rollCommit(c, t): try side.receiveCommit(c, moveTime: t, into: &answers)
+                case let .roll(v, n): try side.receiveRoll(v, nonce: n, into: &answers)
+                case let .rollAck(v): try side.receiveAck(v)
+                default: Issue.record("unexpected \(m)")
+                }
+            }
+        }
+        for _ in 0..<4 {
+            try deliver(&toB, to: &b, answers: &toA)
+            try deliver(&toA, to: &a, answers: &toB)
+        }
+        return (try #require(try a.decision()), try #require(try b.decision()))
+    }
+
+    @Test func twoHonestSidesAgreeOnWhoMovesFirst() throws {
+        var firsts = 0
+        for seed in UInt64(1)...40 {
+            let (a, b) = try honestPair(seed: seed)
+            #expect(a.weMoveFirst != b.weMoveFirst)
+            #expect(a.ourRoll == b.theirRoll && a.theirRoll == b.ourRoll)
+            if a.weMoveFirst { firsts += 1 }
+        }
+        #expect(firsts > 5 && firsts < 35, "a moved first \(firsts) times in 40")
+    }
+
+    @Test func noDecisionBeforeOurRevealIsAcknowledged() throws {
+        var r = AnyRandom(SplitMix64(seed: 3))
+        var a = RollExchange()
+        var out: [GameAction] = []
+        a.commit(moveTime: 0, using: &r, into: &out)
+        #expect(try a.decision() == nil)
+        #expect(throws: GameFault.self) { try a.receiveAck(1) } // nothing revealed yet
+    }
+
+    @Test func eachBrokenStepIsItsFault() throws {
+        var r = AnyRandom(SplitMix64(seed: 4))
+        var a = RollExchange()
+        var out: [GameAction] = []
+        a.commit(moveTime: 0, using: &r, into: &out)
+        let ours = try #require(a.ours)
+        func code(_ body: (inout RollExchange) throws -> Void) -> ErrorCode? {
+            var copy = a
+            do { try body(&copy) } catch { return (error as? GameFault)?.code }
+            return nil
+        }
+        #expect(code { try $0.receiveCommit(ours.commitment, moveTime: 0, into: &out) } == .commitmentMismatch)
+        #expect(code { try $0.receiveRoll(5, nonce: ID128(high: 1, low: 1), into: &out) } == .unexpectedMessage)
+        let nonce = ID128(high: 7, low: 7)
+        try a.receiveCommit(Commitment.make(roll: 42, nonce: nonce), moveTime: 0, into: &out) // reveals ours
+        #expect(code { try $0.receiveCommit(Commitment.make(roll: 1, nonce: nonce), moveTime: 0, into: &out) } == .unexpectedMessage)
+        #expect(code { try $0.receiveRoll(43, nonce: nonce, into: &out) } == .commitmentMismatch)
+        #expect(code { try $0.receiveAck(ours.roll &+ 1) } == .rollMismatch)
+        try a.receiveRoll(42, nonce: nonce, into: &out)
+        #expect(code { try $0.receiveRoll(42, nonce: nonce, into: &out) } == .unexpectedMessage)
+        try a.receiveAck(ours.roll)
+        #expect(code { try $0.receiveAck(ours.roll) } == .unexpectedMessage)
+        #expect(try a.decision() != nil)
+    }
+}
+
+/// Local commands are refused, with a reason and no change, where the game cannot take them.
+@Suite struct GameCommandTests {
+    @Test func eachStateRefusesWhatItCannotDo() throws {
+        var g = GameSession(rng: SplitMix64(seed: 1))
+        #expect(throws: GameCommandError.notYourTurn(.beginning)) { try g.perform(.move(0), now: .zero) }
+        #expect(throws: GameCommandError.notYourTurn(.beginning)) { try g.perform(.resign, now: .zero) }
+        #expect(throws: GameCommandError.noGame) { try g.perform(.newGame, now: .zero) }
+        g.handle(.start, now: .zero)
+        _ = g.pollActions()
+        #expect(throws: GameCommandError.notYourTurn(.rollingDice)) { try g.perform(.move(0), now: .zero) }
+        try g.perform(.newGame, now: .zero) // a game is already starting: nothing to do
+        #expect(g.pollActions().isEmpty && g.state == .rollingDice)
+        g.handle(.connectionLost, now: .zero)
+        #expect(throws: GameCommandError.noGame) { try g.perform(.newGame, now: .zero) }
+        #expect(g.pollTimeout() == nil)
+    }
+}
