@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacDaemon", "TicTacDaemonCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacField",

@@ -29,8 +29,7 @@ public enum PeersApp {
             agent.onEvent = { [unowned look] event in
                 switch event {
                 case let .up(s):
-                    look.sighted(s.instanceID, via: .dnssd, name: s.instanceName, addresses: s.addresses, port: s.port,
-                                 capabilities: s.games, versions: s.versions, state: s.state)
+                    look.sighted(Sighting(s, service: .tictactoe))
                 case let .down(name, id):
                     look.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
                 case let .unavailable(text):

@@ -177,8 +177,7 @@ public final class Daemon {
         agent.onEvent = { [unowned self, unowned discovery] event in
             switch event {
             case let .up(s):
-                discovery.sighted(s.instanceID, via: .dnssd, name: s.instanceName, addresses: s.addresses,
-                                  port: s.port, capabilities: s.games, versions: s.versions, state: s.state)
+                discovery.sighted(Sighting(s, service: .tictactoe))
             case let .down(name, id):
                 discovery.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
             case let .registered(name):

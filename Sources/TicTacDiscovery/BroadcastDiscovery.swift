@@ -63,34 +63,32 @@ public final class BroadcastDiscovery {
 
     /// Announces and queries (Protocol.md §7).
     public func start() {
-        core.start(now: reactor.now)
+        core.handle(.start, now: reactor.now)
         apply()
     }
 
     /// The daemon's state, name or ports changed.
     public func update(_ local: LocalPresence) {
-        core.update(local, now: reactor.now)
+        core.handle(.update(local), now: reactor.now)
         apply()
     }
 
     /// Feeds a sighting from another source (DNS-SD) into the presence table.
-    public func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String], port: UInt16,
-                        fieldPort: UInt16 = 0, capabilities: Capabilities, versions: ClosedRange<UInt8>,
-                        state: PresenceState) {
-        core.sighted(id, via: source, name: name, addresses: addresses, port: port, fieldPort: fieldPort,
-                     capabilities: capabilities, versions: versions, state: state, now: reactor.now)
+    public func sighted(_ sighting: Sighting) {
+        core.handle(.sighted(sighting), now: reactor.now)
         apply()
     }
 
+    /// That source no longer sees the peer.
     public func unsighted(_ id: ID128, via source: PeerSources, reason: String) {
-        core.unsighted(id, via: source, reason: reason, now: reactor.now)
+        core.handle(.unsighted(id, via: source, reason: reason), now: reactor.now)
         apply()
     }
 
     /// Says GOODBYE and closes the socket. Idempotent.
     public func stop() {
         guard let socket else { return }
-        core.stop()
+        core.handle(.stop, now: reactor.now)
         apply()
         timer.cancel()
         socket.close()
@@ -104,7 +102,7 @@ public final class BroadcastDiscovery {
     // MARK: - Private
 
     private func received(_ datagram: UDPSocket.Datagram) {
-        core.received(datagram.bytes, from: datagram.source.ip, now: reactor.now)
+        core.handle(.datagram(datagram.bytes, from: datagram.source.ip), now: reactor.now)
         apply()
     }
 
@@ -147,6 +145,6 @@ public final class BroadcastDiscovery {
     }
 
     private func rearm() {
-        timer.follow(socket == nil ? nil : core.nextDeadline())
+        timer.follow(socket == nil ? nil : core.pollTimeout())
     }
 }

@@ -125,7 +125,7 @@ public struct DiscoveryConfig: Sendable {
     public init() {}
 }
 
-public struct DiscoveryCore {
+public struct DiscoveryCore: SansIOCore {
     public let config: DiscoveryConfig
     public private(set) var local: LocalPresence
     public private(set) var counters = DiscoveryCounters()
@@ -182,7 +182,7 @@ public struct DiscoveryCore {
     public func peer(_ id: ID128) -> PresencePeer? { entries[id]?.shown }
 
     /// The nearest time `handleTimeout(now:)` has work to do.
-    public func nextDeadline() -> Instant? {
+    public func pollTimeout() -> Instant? {
         var best = announceDue
         for entry in entries.values {
             for view in entry.views.values {
@@ -195,16 +195,27 @@ public struct DiscoveryCore {
         return best
     }
 
-    public mutating func pollActions() -> [DiscoveryAction] {
-        var out: [DiscoveryAction] = []
+    public mutating func pollActions(into out: inout [DiscoveryAction]) {
+        precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
         swap(&out, &actions)
-        return out
+    }
+
+    /// What happens: our own start, change and stop, a datagram, another source's sighting.
+    public mutating func handle(_ input: DiscoveryInput, now: Instant) {
+        switch input {
+        case .start: start(now: now)
+        case let .update(presence): update(presence, now: now)
+        case .stop: stop()
+        case let .datagram(bytes, source): received(bytes, from: source, now: now)
+        case let .sighted(sighting): sighted(sighting, now: now)
+        case let .unsighted(id, source, reason): removeView(id, source, reason: reason, now: now)
+        }
     }
 
     // MARK: - Local inputs
 
     /// Starts announcing: an ANNOUNCE, then a QUERY so the daemons already there answer at once.
-    public mutating func start(now: Instant) {
+    private mutating func start(now: Instant) {
         guard !started else { return }
         started = true
         if config.announces { sendAnnounce(now: now) }
@@ -212,14 +223,14 @@ public struct DiscoveryCore {
     }
 
     /// This daemon changed (state, name, ports): announced at once, within the minimum gap.
-    public mutating func update(_ presence: LocalPresence, now: Instant) {
+    private mutating func update(_ presence: LocalPresence, now: Instant) {
         guard presence != local else { return }
         local = presence
         if started { owe(at: now) }
     }
 
     /// Says GOODBYE (a clean exit) and stops announcing.
-    public mutating func stop() {
+    private mutating func stop() {
         guard started else { return }
         started = false
         if config.announces { broadcast(.goodbye(local.id)) }
@@ -235,7 +246,7 @@ public struct DiscoveryCore {
     // MARK: - Datagrams
 
     /// A datagram arrived on the discovery port from `source` (an address, no port).
-    public mutating func received(_ bytes: [UInt8], from source: String, now: Instant) {
+    private mutating func received(_ bytes: [UInt8], from source: String, now: Instant) {
         counters.received += 1
         guard limiter.admit(source, now: now) else {
             counters.rateLimited += 1
@@ -271,23 +282,15 @@ public struct DiscoveryCore {
 
     // MARK: - Other sources
 
-    /// A source other than broadcast (DNS-SD) sees a peer, or sees it change. `fieldPort`: the
-    /// field's UDP port it gives (`_spherenet._udp`'s SRV port), 0 if none.
-    public mutating func sighted(_ id: ID128, via source: PeerSources, name: String, addresses: [String],
-                                 port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
-                                 versions: ClosedRange<UInt8>, state: PresenceState, now: Instant) {
-        guard id != local.id else { return }
-        guard hasRoom(for: id) else { return counters.tableFull += 1 }
-        let view = View(name: name, addresses: Dictionary(addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
-                        port: port, fieldPort: fieldPort, capabilities: capabilities, versions: versions,
-                        state: state, updated: now, expires: nil, addressLife: nil)
-        entries[id, default: Entry()].views[source.rawValue] = view
-        refresh(id)
-    }
-
-    /// That source no longer sees the peer.
-    public mutating func unsighted(_ id: ID128, via source: PeerSources, reason: String, now: Instant) {
-        removeView(id, source, reason: reason, now: now)
+    /// A source other than broadcast (DNS-SD) sees a peer, or sees it change.
+    private mutating func sighted(_ s: Sighting, now: Instant) {
+        guard s.id != local.id else { return }
+        guard hasRoom(for: s.id) else { return counters.tableFull += 1 }
+        let view = View(name: s.name, addresses: Dictionary(s.addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
+                        port: s.port, fieldPort: s.fieldPort, capabilities: s.capabilities, versions: s.versions,
+                        state: s.state, updated: now, expires: nil, addressLife: nil)
+        entries[s.id, default: Entry()].views[s.via.rawValue] = view
+        refresh(s.id)
     }
 
     // MARK: - Private

@@ -53,8 +53,7 @@ public final class FieldDNSSD {
                 discovery.unsighted(old, via: .fieldDNSSD, reason: "\(s.instanceName) is another participant now")
             }
             sighted[s.instanceName] = s.instanceID
-            discovery.sighted(s.instanceID, via: .fieldDNSSD, name: s.instanceName, addresses: s.addresses, port: 0,
-                              fieldPort: s.port, capabilities: [.field], versions: s.versions, state: s.state)
+            discovery.sighted(Sighting(s, service: .field))
         case let .down(name, id):
             if sighted[name] == id { sighted[name] = nil }
             // The same id may still be published under another name (a rename): keep its view then.

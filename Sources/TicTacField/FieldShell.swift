@@ -75,7 +75,7 @@ public final class FieldShell {
     /// Starts sending (to the participants among `peers`, and those presence reports later).
     public func start(peers: [PresencePeer] = []) {
         for p in peers { presence(.found(p)) }
-        core.start(now: reactor.now)
+        core.handle(.start, now: reactor.now)
         apply()
     }
 
@@ -84,35 +84,35 @@ public final class FieldShell {
         switch event {
         case let .found(p), let .updated(p):
             if Self.isParticipant(p) {
-                core.participant(p.id, addresses: p.addresses, port: p.fieldPort, now: reactor.now)
+                core.handle(.participant(p.id, addresses: p.addresses, port: p.fieldPort), now: reactor.now)
             } else {
-                core.participantGone(p.id)
+                core.handle(.participantGone(p.id), now: reactor.now)
             }
         case let .lost(p, _):
-            core.participantGone(p.id)
+            core.handle(.participantGone(p.id), now: reactor.now)
         }
         apply()
     }
 
     public func move(dx: Int32, dy: Int32) {
-        core.move(dx: dx, dy: dy, now: reactor.now)
+        core.perform(.move(dx: dx, dy: dy), now: reactor.now)
         apply()
     }
 
     public func moveTo(x: Int32, y: Int32) {
-        core.moveTo(x: x, y: y, now: reactor.now)
+        core.perform(.moveTo(x: x, y: y), now: reactor.now)
         apply()
     }
 
     public func setColor(_ color: RGB) {
-        core.setColor(color, now: reactor.now)
+        core.perform(.setColor(color), now: reactor.now)
         apply()
     }
 
     /// Says FIELD_LEAVE to every participant and closes the socket. Idempotent.
     public func leave() {
         guard socket != nil else { return }
-        core.leave()
+        core.handle(.leave, now: reactor.now)
         apply()
         timer.cancel()
         closeSockets()
@@ -122,7 +122,7 @@ public final class FieldShell {
     /// joins again with the sequence carried on (so receivers that remember the FIELD_LEAVE,
     /// Protocol.md §11, accept what follows).
     public func stopSending() {
-        core.leave()
+        core.handle(.leave, now: reactor.now)
         apply()
     }
 
@@ -144,7 +144,7 @@ public final class FieldShell {
     // MARK: - Private
 
     private func received(_ d: UDPSocket.Datagram) {
-        core.received(d.bytes, from: FieldEndpoint(address: d.source.ip, port: d.source.port), now: reactor.now)
+        core.handle(.datagram(d.bytes, from: FieldEndpoint(address: d.source.ip, port: d.source.port)), now: reactor.now)
         apply()
     }
 
@@ -172,6 +172,6 @@ public final class FieldShell {
     }
 
     private func rearm() {
-        timer.follow(socket == nil ? nil : core.nextDeadline())
+        timer.follow(socket == nil ? nil : core.pollTimeout())
     }
 }

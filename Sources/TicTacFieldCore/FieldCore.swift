@@ -21,7 +21,7 @@ import TicTacWire
 // Every drop is counted by reason, never shown.
 
 /// The collaborative field's sans-I/O state machine: our sphere, the others', the timers.
-public struct FieldCore {
+public struct FieldCore: SansIOCore {
     public let config: FieldConfig
     public let id: ID128
     /// Our sphere as we send it.
@@ -78,7 +78,7 @@ public struct FieldCore {
     public var participantIDs: [ID128] { participants.keys.sorted() }
 
     /// The nearest time `handleTimeout(now:)` has work to do.
-    public func nextDeadline() -> Instant? {
+    public func pollTimeout() -> Instant? {
         var best: Instant?
         func consider(_ t: Instant) { best = best.map { min($0, t) } ?? t }
         if started, let last = lastSend { consider(last + wait) }
@@ -86,30 +86,42 @@ public struct FieldCore {
         return best
     }
 
-    public mutating func pollActions() -> [FieldAction] {
-        var out: [FieldAction] = []
+    public mutating func pollActions(into out: inout [FieldAction]) {
+        precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
         swap(&out, &actions)
-        return out
+    }
+
+    /// What happens: our start and leave, participants found and gone, a datagram.
+    public mutating func handle(_ input: FieldInput, now: Instant) {
+        switch input {
+        case .start: start(now: now)
+        case .leave: leave()
+        case let .participant(peer, addresses, port): participant(peer, addresses: addresses, port: port, now: now)
+        case let .participantGone(peer): participants[peer] = nil
+        case let .datagram(bytes, source): received(bytes, from: source, now: now)
+        }
+    }
+
+    /// Our player moves or recolours the sphere (these never fail).
+    public mutating func perform(_ command: SphereCommand, now: Instant) {
+        switch command {
+        case let .move(dx, dy): moveTo(x: Int32(clamping: Int64(local.x) + Int64(dx)), y: Int32(clamping: Int64(local.y) + Int64(dy)), now: now)
+        case let .moveTo(x, y): moveTo(x: x, y: y, now: now)
+        case let .setColor(color): setColor(color, now: now)
+        }
     }
 
     // MARK: - Local inputs
 
     /// Joins the field: our state goes to every participant known so far.
-    public mutating func start(now: Instant) {
+    private mutating func start(now: Instant) {
         guard !started else { return }
         started = true
         dirty = true
         flush(now: now)
     }
 
-    /// Moves our sphere by a step, clamped to the field.
-    public mutating func move(dx: Int32, dy: Int32, now: Instant) {
-        // In 64 bits, then clamped: a huge step stops at the edge instead of wrapping around.
-        moveTo(x: Int32(clamping: Int64(local.x) + Int64(dx)), y: Int32(clamping: Int64(local.y) + Int64(dy)), now: now)
-    }
-
-    /// Moves our sphere to a point, clamped to the field.
-    public mutating func moveTo(x: Int32, y: Int32, now: Instant) {
+    private mutating func moveTo(x: Int32, y: Int32, now: Instant) {
         let (cx, cy) = (Self.clamp(x), Self.clamp(y))
         guard cx != local.x || cy != local.y else { return }
         local.x = cx
@@ -117,7 +129,7 @@ public struct FieldCore {
         changed(now: now)
     }
 
-    public mutating func setColor(_ color: RGB, now: Instant) {
+    private mutating func setColor(_ color: RGB, now: Instant) {
         guard color != local.color else { return }
         local.color = color
         changed(now: now)
@@ -125,22 +137,16 @@ public struct FieldCore {
 
     /// A participant appeared in the presence table, or its addresses or field port changed.
     /// It gets our state at once (within the send rate).
-    public mutating func participant(_ peer: ID128, addresses: [String], port: UInt16, now: Instant) {
+    private mutating func participant(_ peer: ID128, addresses: [String], port: UInt16, now: Instant) {
         guard peer != id else { return }
-        guard port != 0, !addresses.isEmpty else { return participantGone(peer) }
+        guard port != 0, !addresses.isEmpty else { return participants[peer] = nil }
         let old = participants[peer]
         participants[peer] = (addresses, port)
         if old == nil || old?.port != port || Set(old?.addresses ?? []) != Set(addresses) { changed(now: now) }
     }
 
-    /// A participant left the presence table (or stopped announcing a field port): no more sends
-    /// to it. Its sphere stays until its FIELD_LEAVE or its expiry (Protocol.md §11).
-    public mutating func participantGone(_ peer: ID128) {
-        participants[peer] = nil
-    }
-
     /// Says FIELD_LEAVE to every participant and stops sending.
-    public mutating func leave() {
+    private mutating func leave() {
         guard started else { return }
         started = false
         sequence &+= 1
@@ -171,7 +177,7 @@ public struct FieldCore {
     // MARK: - Datagrams
 
     /// A datagram arrived on the field socket.
-    public mutating func received(_ bytes: [UInt8], from source: FieldEndpoint, now: Instant) {
+    private mutating func received(_ bytes: [UInt8], from source: FieldEndpoint, now: Instant) {
         counters.received += 1
         guard limiter.admit(source, now: now) else { return counters.rateLimited += 1 }
         if LegacySphere.looksLegacy(bytes) { return receivedOriginal(bytes, from: source, now: now) }

@@ -148,3 +148,24 @@ public struct FieldConfig: Sendable {
 
     public init() {}
 }
+
+/// What the field core is told from outside.
+public enum FieldInput: Sendable {
+    /// Start sending our sphere (and its heartbeat).
+    case start
+    /// Say FIELD_LEAVE to everyone we sent to, and stop.
+    case leave
+    /// A participant's field endpoints, as presence knows them (port 0 or no address: gone).
+    case participant(ID128, addresses: [String], port: UInt16)
+    case participantGone(ID128)
+    /// A datagram on the field's socket.
+    case datagram([UInt8], from: FieldEndpoint)
+}
+
+/// What our player does with its sphere.
+public enum SphereCommand: Sendable, Equatable {
+    /// By this much, clamped to the field.
+    case move(dx: Int32, dy: Int32)
+    case moveTo(x: Int32, y: Int32)
+    case setColor(RGB)
+}

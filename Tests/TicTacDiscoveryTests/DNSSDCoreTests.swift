@@ -10,13 +10,23 @@ private struct Harness {
     var now = Instant(nanoseconds: 1_000_000_000)
     let ownTXT = DNSSDTXT(instanceID: ID128(high: 1, low: 1))
 
-    mutating func feed(_ input: DNSSDInput) -> [DNSSDAction] { core.handle(input, now: now) }
+    mutating func feed(_ input: DNSSDInput) -> [DNSSDAction] {
+        core.handle(input, now: now)
+        return core.pollActions()
+    }
+
+    /// The timer fires now.
+    mutating func timeout() -> [DNSSDAction] {
+        core.handleTimeout(now: now)
+        return core.pollActions()
+    }
 
     /// Advances virtual time to `t` seconds after the start and feeds `.timeout` if one is due.
     mutating func advance(by d: Duration) -> [DNSSDAction] {
         now = now + d
-        guard let next = core.nextDeadline, next <= now else { return [] }
-        return feed(.timeout)
+        guard let next = core.pollTimeout(), next <= now else { return [] }
+        core.handleTimeout(now: now)
+        return core.pollActions()
     }
 
     mutating func started() {
@@ -97,7 +107,7 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         #expect(events(h.feed(.address(instance: "Bob", ip: "fe80::1%2", added: true)))
             == [.up(sighting(addresses: ["198.18.200.2", "fe80::1%2"]))])
         #expect(events(h.feed(.address(instance: "Bob", ip: "fe80::1%2", added: true))) == []) // no change
-        #expect(h.core.nextDeadline == nil) // answered: no timer left
+        #expect(h.core.pollTimeout() == nil) // answered: no timer left
     }
 
     @Test func moreComingDefersResolvesToTheEndOfTheBatch() {
@@ -118,7 +128,7 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         h.started()
         // Our own id under another name (renamed by a conflict): not a peer, and no retry timer.
         #expect(events(h.sight("Ann #2", h.ownTXT)) == [])
-        #expect(h.core.nextDeadline == nil)
+        #expect(h.core.pollTimeout() == nil)
         // Another daemon with our name: a peer.
         #expect(events(h.sight("Ann", peerTXT)) == [.up(sighting("Ann"))])
     }
@@ -176,12 +186,12 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         h.started()
         let t0 = h.now
         _ = h.feed(.browsed(instance: "Bob", added: true, moreComing: false))
-        #expect(h.core.nextDeadline == t0 + .seconds(5))
+        #expect(h.core.pollTimeout() == t0 + .seconds(5))
         #expect(h.advance(by: .seconds(5)) == [.cancel(.resolve("Bob")), .cancel(.addresses("Bob"))])
-        #expect(h.core.nextDeadline == t0 + .seconds(10))
+        #expect(h.core.pollTimeout() == t0 + .seconds(10))
         #expect(h.advance(by: .seconds(5)).last == .resolve(instance: "Bob"))
         _ = h.advance(by: .seconds(5)) // times out again
-        #expect(h.core.nextDeadline == t0 + .seconds(25)) // retry delay doubled to 10 s
+        #expect(h.core.pollTimeout() == t0 + .seconds(25)) // retry delay doubled to 10 s
         // A resolve without an address is no answer either.
         _ = h.advance(by: .seconds(10))
         _ = h.feed(.resolved(instance: "Bob", host: "h.local.", port: 5000, txt: peerTXT.encoded()))
@@ -190,7 +200,7 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         _ = h.advance(by: .seconds(20))
         _ = h.feed(.resolved(instance: "Bob", host: "h.local.", port: 5000, txt: peerTXT.encoded()))
         #expect(events(h.feed(.address(instance: "Bob", ip: "198.18.200.2", added: true))) == [.up(sighting())])
-        #expect(h.core.nextDeadline == nil)
+        #expect(h.core.pollTimeout() == nil)
     }
 
     @Test func aFailedResolveTakesThePeerDownAndRetries() {
@@ -212,10 +222,10 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         #expect(h.feed(.failed(.browse, code: DNSSDCode.unknown)) == []) // the same outage
         var delays: [Duration] = []
         for _ in 0..<7 {
-            guard let next = h.core.nextDeadline else { break }
+            guard let next = h.core.pollTimeout() else { break }
             delays.append(next - h.now)
             h.now = next
-            #expect(h.feed(.timeout) == [.register(name: "Ann", port: 4000, txt: h.ownTXT.encoded()), .browse])
+            #expect(h.timeout() == [.register(name: "Ann", port: 4000, txt: h.ownTXT.encoded()), .browse])
             #expect(events(h.feed(.failed(.browse, code: DNSSDCode.unknown))).isEmpty) // no second line
         }
         #expect(delays == [.seconds(1), .seconds(2), .seconds(4), .seconds(8), .seconds(16), .seconds(30), .seconds(30)])
@@ -223,14 +233,14 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         var busy = h.ownTXT
         busy.state = .busy
         #expect(h.feed(.update(busy)) == [])
-        h.now = h.core.nextDeadline ?? h.now
-        #expect(h.feed(.timeout).first == .register(name: "Ann", port: 4000, txt: busy.encoded()))
+        h.now = h.core.pollTimeout() ?? h.now
+        #expect(h.timeout().first == .register(name: "Ann", port: 4000, txt: busy.encoded()))
         #expect(events(h.feed(.registered(name: "Ann"))) == [.registered("Ann")])
         // A later outage is a new one: reported again, retried after 1 s again.
         _ = h.sight("Bob", peerTXT)
         let again = h.feed(.failed(.browse, code: DNSSDCode.unknown))
         #expect(events(again) == [.down(instanceName: "Bob", instanceID: peerID), line])
-        #expect(h.core.nextDeadline == h.now + .seconds(1))
+        #expect(h.core.pollTimeout() == h.now + .seconds(1))
     }
 
     @Test func updateRepublishesAndStopCancelsEverything() {
@@ -243,7 +253,7 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         #expect(h.feed(.stop) == [.cancelAll]) // no downs: the owner is stopping
         #expect(!h.core.isStarted)
         #expect(h.feed(.address(instance: "Bob", ip: "1.2.3.4", added: true)) == [])
-        #expect(h.core.nextDeadline == nil)
+        #expect(h.core.pollTimeout() == nil)
     }
 
     @Test func anInstanceNameNoPlayerCouldShowIsNotAPeer() {
@@ -279,19 +289,23 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
 @Suite struct FieldDNSSDCoreTests {
     @Test func theFieldServicePublishesItsRecordAndReadsAnIdOnlyRecord() {
         var core = DNSSDCore(service: .field)
+        func feed(_ input: DNSSDInput, _ now: Instant) -> [DNSSDAction] {
+            core.handle(input, now: now)
+            return core.pollActions()
+        }
         let now = Instant(nanoseconds: 1_000_000_000)
         let own = DNSSDTXT(instanceID: ID128(high: 1, low: 1), games: [.field])
-        #expect(core.handle(.start(name: "Ann", port: 4000, txt: own), now: now)
+        #expect(feed(.start(name: "Ann", port: 4000, txt: own), now)
             == [.register(name: "Ann", port: 4000, txt: own.encodedForField()), .browse])
-        _ = core.handle(.browsed(instance: "Bob", added: true, moreComing: false), now: now)
-        _ = core.handle(.resolved(instance: "Bob", host: "b.local.", port: 5000, txt: [35] + Array("id=\(peerID)".utf8)), now: now)
-        let up = events(core.handle(.address(instance: "Bob", ip: "198.18.1.2", added: true), now: now))
+        _ = feed(.browsed(instance: "Bob", added: true, moreComing: false), now)
+        _ = feed(.resolved(instance: "Bob", host: "b.local.", port: 5000, txt: [35] + Array("id=\(peerID)".utf8)), now)
+        let up = events(feed(.address(instance: "Bob", ip: "198.18.1.2", added: true), now))
         #expect(up == [.up(DNSSDSighting(instanceName: "Bob", instanceID: peerID, hostTarget: "b.local.",
                                           addresses: ["198.18.1.2"], port: 5000, versions: 1...1, state: .idle,
                                           games: [.field]))])
         // Our own record, heard back under another name: skipped by its id.
-        _ = core.handle(.browsed(instance: "Ann #2", added: true, moreComing: false), now: now)
-        _ = core.handle(.resolved(instance: "Ann #2", host: "a.local.", port: 4000, txt: own.encodedForField()), now: now)
-        #expect(events(core.handle(.address(instance: "Ann #2", ip: "198.18.0.1", added: true), now: now)) == [])
+        _ = feed(.browsed(instance: "Ann #2", added: true, moreComing: false), now)
+        _ = feed(.resolved(instance: "Ann #2", host: "a.local.", port: 4000, txt: own.encodedForField()), now)
+        #expect(events(feed(.address(instance: "Ann #2", ip: "198.18.0.1", added: true), now)) == [])
     }
 }

@@ -35,8 +35,8 @@ extension FieldCore {
 /// Alice's core, knowing Bob as a participant at `bobAt`.
 func aliceCore(knowsBob: Bool = true) -> FieldCore {
     var c = FieldCore(id: alice, name: name("alice"), x: 100, y: 100, color: RGB(255, 0, 0))
-    if knowsBob { c.participant(bob, addresses: [bobAt.address], port: bobAt.port, now: at(0)) }
-    c.start(now: at(0))
+    if knowsBob { c.handle(.participant(bob, addresses: [bobAt.address], port: bobAt.port), now: at(0)) }
+    c.handle(.start, now: at(0))
     return c
 }
 
@@ -51,17 +51,17 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         // may still show our sphere, so our FIELD_LEAVE goes to it (Protocol.md §11, Leaving).
         var a = aliceCore()
         _ = a.drain()
-        a.participantGone(bob)
-        a.leave()
+        a.handle(.participantGone(bob), now: .zero)
+        a.handle(.leave, now: .zero)
         let sent = a.drain().sent
         #expect(sent.map(\.1) == [bobAt])
         guard case .fieldLeave? = sent.first?.0 else { Issue.record("expected FIELD_LEAVE"); return }
         // Sent to last more than the expiry ago: nothing of ours is on its screen any more.
         var b = aliceCore()
         _ = b.drain()
-        b.participantGone(bob)
+        b.handle(.participantGone(bob), now: .zero)
         b.handleTimeout(now: at(10_001))
-        b.leave()
+        b.handle(.leave, now: .zero)
         #expect(b.drain().sent.isEmpty)
     }
 
@@ -69,13 +69,13 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         // Bob's host has IPv4 and IPv6: until Bob is heard, each state goes to both addresses.
         let bobV6 = FieldEndpoint(address: "fe80::2%2", port: bobAt.port)
         var a = FieldCore(id: alice, name: name("alice"), x: 100, y: 100, color: RGB(255, 0, 0))
-        a.participant(bob, addresses: [bobAt.address, bobV6.address], port: bobAt.port, now: at(0))
-        a.start(now: at(0))
+        a.handle(.participant(bob, addresses: [bobAt.address, bobV6.address], port: bobAt.port), now: at(0))
+        a.handle(.start, now: at(0))
         #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
         // Heard over IPv6: the next states go there alone (Protocol.md §11, Sending).
-        a.received(bobSays(1), from: bobV6, now: at(100))
+        a.handle(.datagram(bobSays(1), from: bobV6), now: at(100))
         _ = a.drain()
-        a.moveTo(x: 200, y: 200, now: at(200))
+        a.perform(.moveTo(x: 200, y: 200), now: at(200))
         #expect(a.drain().sent.map(\.1) == [bobV6])
         a.handleTimeout(now: at(1_300))
         #expect(a.drain().sent.map(\.1) == [bobV6], "the heartbeat too")
@@ -83,12 +83,12 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         a.handleTimeout(now: at(10_100))
         let after = a.drain()
         #expect(after.events.contains { if case .left = $0 { true } else { false } })
-        a.moveTo(x: 300, y: 300, now: at(10_200))
+        a.perform(.moveTo(x: 300, y: 300), now: at(10_200))
         #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
         // A FIELD_LEAVE always goes everywhere, heard or not.
-        a.received(bobSays(2), from: bobAt, now: at(10_300))
+        a.handle(.datagram(bobSays(2), from: bobAt), now: at(10_300))
         _ = a.drain()
-        a.leave()
+        a.handle(.leave, now: .zero)
         #expect(Set(a.drain().sent.map(\.1.address)) == [bobAt.address, bobV6.address])
     }
 
@@ -100,39 +100,39 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         #expect(first.first?.1 == bobAt)
         #expect(s.instanceID == alice && s.x == 100 && s.y == 100 && s.red == 255 && s.name.value == "alice")
         // A new state goes once more 250 ms later (Protocol.md §11 "When"), then the heartbeat.
-        #expect(a.nextDeadline() == at(250))
+        #expect(a.pollTimeout() == at(250))
         a.handleTimeout(now: at(249))
         #expect(a.drain().sent.isEmpty)
         a.handleTimeout(now: at(250))
         let again = a.drain().sent
         guard case let .sphere(r)? = again.first?.0 else { Issue.record("expected the repeat"); return }
         #expect(again.count == 1 && r.x == 100 && r.sequence == 2)
-        #expect(a.nextDeadline() == at(1250))
+        #expect(a.pollTimeout() == at(1250))
         a.handleTimeout(now: at(1249))
         #expect(a.drain().sent.isEmpty)
-        a.move(dx: 5, dy: 0, now: at(1249)) // a move restarts the count: its repeat, then a second
+        a.perform(.move(dx: 5, dy: 0), now: at(1249)) // a move restarts the count: its repeat, then a second
         #expect(a.drain().sent.count == 1)
         a.handleTimeout(now: at(1250))
         #expect(a.drain().sent.isEmpty)
-        #expect(a.nextDeadline() == at(1499))
+        #expect(a.pollTimeout() == at(1499))
         a.handleTimeout(now: at(1499))
         #expect(a.drain().sent.count == 1)
-        #expect(a.nextDeadline() == at(2499))
+        #expect(a.pollTimeout() == at(2499))
         a.handleTimeout(now: at(2499))
         let beat = a.drain().sent
         guard case let .sphere(h)? = beat.first?.0 else { Issue.record("expected heartbeat"); return }
         // 1 start, 2 its repeat, 3 move, 4 its repeat, 5 heartbeat
         #expect(beat.count == 1 && h.x == 105 && h.sequence == 5)
-        #expect(a.nextDeadline() == at(3499), "a heartbeat is not repeated")
+        #expect(a.pollTimeout() == at(3499), "a heartbeat is not repeated")
     }
 
     @Test func aNewerStateBeforeTheRepeatReplacesIt() throws {
         var a = aliceCore()
         _ = a.drain()
-        a.move(dx: 1, dy: 0, now: at(100))
-        a.move(dx: 1, dy: 0, now: at(200))
+        a.perform(.move(dx: 1, dy: 0), now: at(100))
+        a.perform(.move(dx: 1, dy: 0), now: at(200))
         #expect(a.drain().sent.count == 2)
-        #expect(a.nextDeadline() == at(450), "only the newest state is repeated, 250 ms after it went")
+        #expect(a.pollTimeout() == at(450), "only the newest state is repeated, 250 ms after it went")
     }
 
     @Test func keyRepeatIsCappedAtThirtyPerSecondAndTheNewestStateGoes() throws {
@@ -141,14 +141,14 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         var sent: [Sphere] = []
         // A key held down: a move every 5 ms for one second, timers served as a shell would.
         for ms in stride(from: Int64(1), through: 1000, by: 5) {
-            if let d = a.nextDeadline(), d <= at(ms) { a.handleTimeout(now: at(ms)) }
-            a.move(dx: 1, dy: 0, now: at(ms))
+            if let d = a.pollTimeout(), d <= at(ms) { a.handleTimeout(now: at(ms)) }
+            a.perform(.move(dx: 1, dy: 0), now: at(ms))
             for (m, _) in a.drain().sent { if case let .sphere(s) = m { sent.append(s) } }
         }
         #expect(sent.count >= 28 && sent.count <= 31, "\(sent.count) sends in one second")
         // The gap between sends is never below 1/30 s: check on the sequence of send times by
         // replaying: 200 moves gave at most 31 datagrams, and the last state is not lost.
-        if let d = a.nextDeadline() { a.handleTimeout(now: d) }
+        if let d = a.pollTimeout() { a.handleTimeout(now: d) }
         for (m, _) in a.drain().sent { if case let .sphere(s) = m { sent.append(s) } }
         #expect(sent.last?.x == a.local.x && a.local.x == 300)
         #expect(zip(sent, sent.dropFirst()).allSatisfy { $1.sequence == $0.sequence &+ 1 })
@@ -157,33 +157,33 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
     @Test func sendsToEveryAddressOfEveryParticipantAndANewcomerAtOnce() throws {
         var a = aliceCore()
         _ = a.drain()
-        a.participant(carol, addresses: ["198.18.0.3", "198.18.1.3"], port: 40003, now: at(100))
+        a.handle(.participant(carol, addresses: ["198.18.0.3", "198.18.1.3"], port: 40003), now: at(100))
         let sent = a.drain().sent
         #expect(Set(sent.map(\.1)) == [bobAt, carolAt, FieldEndpoint(address: "198.18.1.3", port: 40003)])
-        a.participantGone(carol)
-        a.move(dx: 1, dy: 1, now: at(300))
+        a.handle(.participantGone(carol), now: .zero)
+        a.perform(.move(dx: 1, dy: 1), now: at(300))
         #expect(a.drain().sent.map(\.1) == [bobAt])
-        a.participant(bob, addresses: [bobAt.address], port: 0, now: at(400)) // no field port: not a participant
-        a.move(dx: 1, dy: 1, now: at(500))
+        a.handle(.participant(bob, addresses: [bobAt.address], port: 0), now: at(400)) // no field port: not a participant
+        a.perform(.move(dx: 1, dy: 1), now: at(500))
         #expect(a.drain().sent.isEmpty && a.participantIDs.isEmpty)
     }
 
     @Test func movesAreClampedToTheField() {
         var a = aliceCore()
-        a.moveTo(x: -50, y: 5000, now: at(10))
+        a.perform(.moveTo(x: -50, y: 5000), now: at(10))
         #expect(a.local.x == 0 && a.local.y == 999)
-        a.move(dx: .min, dy: .max, now: at(100))
+        a.perform(.move(dx: .min, dy: .max), now: at(100))
         #expect(a.local.x == 0 && a.local.y == 999)
     }
 
     @Test func leaveSaysFieldLeaveWithTheNextSequenceThenStops() throws {
         var a = aliceCore()
         _ = a.drain()
-        a.leave()
+        a.handle(.leave, now: .zero)
         let sent = a.drain().sent
         guard case let .fieldLeave(id, seq)? = sent.first?.0 else { Issue.record("expected FIELD_LEAVE"); return }
         #expect(sent.count == 1 && id == alice && seq == 2)
-        a.move(dx: 1, dy: 0, now: at(2000))
+        a.perform(.move(dx: 1, dy: 0), now: at(2000))
         a.handleTimeout(now: at(5000))
         #expect(a.drain().sent.isEmpty)
     }
@@ -193,15 +193,15 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
     @Test func aSphereJoinsChangesAndExpiresTenSecondsAfterItsLastDatagram() {
         var a = aliceCore()
         _ = a.drain()
-        a.received(bobSays(1), from: bobAt, now: at(0))
+        a.handle(.datagram(bobSays(1), from: bobAt), now: at(0))
         #expect(a.drain().events == [.joined(FieldSphere(key: .peer(bob), name: "bob", x: 500, y: 500, color: RGB(0, 0, 255)))])
-        a.received(bobSays(2), from: bobAt, now: at(1000)) // a heartbeat: same state, no event
+        a.handle(.datagram(bobSays(2), from: bobAt), now: at(1000)) // a heartbeat: same state, no event
         #expect(a.drain().events.isEmpty)
-        a.received(bobSays(3, x: 501), from: bobAt, now: at(2000))
+        a.handle(.datagram(bobSays(3, x: 501), from: bobAt), now: at(2000))
         #expect(a.drain().events.count == 1 && a.sphere(.peer(bob))?.x == 501)
         a.handleTimeout(now: at(11_999))
         #expect(a.sphere(.peer(bob)) != nil)
-        #expect(a.nextDeadline() == at(12_000) || a.nextDeadline()! <= at(12_000))
+        #expect(a.pollTimeout() == at(12_000) || a.pollTimeout()! <= at(12_000))
         a.handleTimeout(now: at(12_000))
         #expect(a.drain().events == [.left(.peer(bob), name: "bob", reason: .timeout)])
         #expect(a.spheres.isEmpty)
@@ -209,12 +209,12 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 
     @Test func reorderedAndDuplicatedDatagramsNeverMoveASphereBack() {
         var a = aliceCore()
-        a.received(bobSays(5, x: 50), from: bobAt, now: at(0))
-        a.received(bobSays(4, x: 40), from: bobAt, now: at(10)) // overtaken
-        a.received(bobSays(5, x: 50), from: bobAt, now: at(20)) // duplicate
+        a.handle(.datagram(bobSays(5, x: 50), from: bobAt), now: at(0))
+        a.handle(.datagram(bobSays(4, x: 40), from: bobAt), now: at(10)) // overtaken
+        a.handle(.datagram(bobSays(5, x: 50), from: bobAt), now: at(20)) // duplicate
         #expect(a.sphere(.peer(bob))?.x == 50)
         #expect(a.counters.stale == 2)
-        a.received(bobSays(6, x: 60), from: bobAt, now: at(30))
+        a.handle(.datagram(bobSays(6, x: 60), from: bobAt), now: at(30))
         #expect(a.sphere(.peer(bob))?.x == 60)
         // Wrap-around: 0 comes after 2^32 - 1, and 2^31 steps ahead is not newer.
         #expect(FieldCore.newer(0, than: .max))
@@ -225,23 +225,23 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 
     @Test func aSenderSilentForThreeSecondsMayCountAfresh() {
         var a = aliceCore()
-        a.received(bobSays(900, x: 90), from: bobAt, now: at(0))
-        a.received(bobSays(1, x: 10), from: bobAt, now: at(2_999))
+        a.handle(.datagram(bobSays(900, x: 90), from: bobAt), now: at(0))
+        a.handle(.datagram(bobSays(1, x: 10), from: bobAt), now: at(2_999))
         #expect(a.sphere(.peer(bob))?.x == 90)
-        a.received(bobSays(1, x: 10), from: bobAt, now: at(3_000)) // restarted with the same id
+        a.handle(.datagram(bobSays(1, x: 10), from: bobAt), now: at(3_000)) // restarted with the same id
         #expect(a.sphere(.peer(bob))?.x == 10)
     }
 
     @Test func fieldLeaveRemovesAtOnceAndALateSphereDoesNotBringItBack() {
         var a = aliceCore()
         _ = a.drain()
-        a.received(bobSays(7), from: bobAt, now: at(0))
+        a.handle(.datagram(bobSays(7), from: bobAt), now: at(0))
         _ = a.drain()
-        a.received(Message.fieldLeave(bob, sequence: 9).encoded(), from: bobAt, now: at(100))
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 9).encoded(), from: bobAt), now: at(100))
         #expect(a.drain().events == [.left(.peer(bob), name: "bob", reason: .left)])
-        a.received(bobSays(8), from: bobAt, now: at(150)) // sent before the leave, delivered after
+        a.handle(.datagram(bobSays(8), from: bobAt), now: at(150)) // sent before the leave, delivered after
         #expect(a.spheres.isEmpty && a.counters.stale == 1)
-        a.received(bobSays(10), from: bobAt, now: at(200)) // a newer one: Bob is back
+        a.handle(.datagram(bobSays(10), from: bobAt), now: at(200)) // a newer one: Bob is back
         #expect(a.sphere(.peer(bob)) != nil)
     }
 
@@ -250,18 +250,18 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         // read before his FIELD_LEAVE: the leave is still taken from where his sphere was heard.
         var a = aliceCore()
         _ = a.drain()
-        a.received(bobSays(7), from: bobAt, now: at(0))
+        a.handle(.datagram(bobSays(7), from: bobAt), now: at(0))
         _ = a.drain()
-        a.participantGone(bob)
+        a.handle(.participantGone(bob), now: .zero)
         let mallory = FieldEndpoint(address: "198.18.0.66", port: bobAt.port)
-        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: mallory, now: at(50))
-        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: FieldEndpoint(address: bobAt.address, port: 1), now: at(50))
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 8).encoded(), from: mallory), now: at(50))
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 8).encoded(), from: FieldEndpoint(address: bobAt.address, port: 1)), now: at(50))
         #expect(a.counters.wrongSource == 2 && a.sphere(.peer(bob)) != nil)
-        a.received(bobSays(8), from: bobAt, now: at(60)) // a SPHERE still needs the presence table
+        a.handle(.datagram(bobSays(8), from: bobAt), now: at(60)) // a SPHERE still needs the presence table
         #expect(a.counters.unknownSender == 1)
-        a.received(Message.fieldLeave(bob, sequence: 8).encoded(), from: bobAt, now: at(100))
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 8).encoded(), from: bobAt), now: at(100))
         #expect(a.drain().events == [.left(.peer(bob), name: "bob", reason: .left)])
-        a.received(Message.fieldLeave(carol, sequence: 1).encoded(), from: carolAt, now: at(110)) // never shown
+        a.handle(.datagram(Message.fieldLeave(carol, sequence: 1).encoded(), from: carolAt), now: at(110)) // never shown
         #expect(a.counters.unknownSender == 2 && a.spheres.isEmpty)
     }
 
@@ -269,19 +269,19 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         var a = aliceCore()
         _ = a.drain()
         let mallory = FieldEndpoint(address: "198.18.0.66", port: bobAt.port)
-        a.received(bobSays(1), from: mallory, now: at(0))                                   // Bob's id, another host
-        a.received(bobSays(2), from: FieldEndpoint(address: bobAt.address, port: 1), now: at(0)) // Bob's host, another port
-        a.received(Message.fieldLeave(bob, sequence: 3).encoded(), from: mallory, now: at(0))
+        a.handle(.datagram(bobSays(1), from: mallory), now: at(0))                                   // Bob's id, another host
+        a.handle(.datagram(bobSays(2), from: FieldEndpoint(address: bobAt.address, port: 1)), now: at(0)) // Bob's host, another port
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 3).encoded(), from: mallory), now: at(0))
         #expect(a.counters.wrongSource == 3)
-        a.received(bobSays(1, id: alice), from: bobAt, now: at(0))                          // our own id
+        a.handle(.datagram(bobSays(1, id: alice), from: bobAt), now: at(0))                          // our own id
         #expect(a.counters.spoofedOwn == 1)
-        a.received(bobSays(1, id: carol), from: carolAt, now: at(0))                        // not a participant
+        a.handle(.datagram(bobSays(1, id: carol), from: carolAt), now: at(0))                        // not a participant
         #expect(a.counters.unknownSender == 1)
         #expect(a.spheres.isEmpty && a.drain().events.isEmpty)
-        a.received(bobSays(4), from: bobAt, now: at(0))
+        a.handle(.datagram(bobSays(4), from: bobAt), now: at(0))
         #expect(a.spheres.count == 1)
         // Mallory's LEAVE in Bob's name did nothing.
-        a.received(Message.fieldLeave(bob, sequence: 5).encoded(), from: mallory, now: at(10))
+        a.handle(.datagram(Message.fieldLeave(bob, sequence: 5).encoded(), from: mallory), now: at(10))
         #expect(a.spheres.count == 1)
     }
 
@@ -290,9 +290,9 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         _ = a.drain()
         let garbage: [[UInt8]] = [[], [0x54], Array(repeating: 0xff, count: 200), Array("SpHn".utf8),
                                   Array(bobSays(1).dropLast()), bobSays(1) + [0]]
-        for g in garbage { a.received(g, from: bobAt, now: at(0)) }
+        for g in garbage { a.handle(.datagram(g, from: bobAt), now: at(0)) }
         #expect(a.counters.malformed == garbage.count)
-        a.received(Message.goodbye(bob).encoded(), from: bobAt, now: at(0))
+        a.handle(.datagram(Message.goodbye(bob).encoded(), from: bobAt), now: at(0))
         #expect(a.counters.unexpected == 1)
         #expect(a.spheres.isEmpty && a.drain().events.isEmpty)
         #expect(a.counters.dropped == garbage.count + 1)
@@ -300,15 +300,15 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
 
     @Test func aFloodFromOneSourceIsCutToItsRate() {
         var a = aliceCore()
-        for i in 0..<1000 { a.received(bobSays(UInt32(i + 1)), from: bobAt, now: at(0)) }
+        for i in 0..<1000 { a.handle(.datagram(bobSays(UInt32(i + 1)), from: bobAt), now: at(0)) }
         #expect(a.counters.rateLimited == 1000 - 60)
         #expect(a.sphere(.peer(bob)) != nil)
         // Other sources are not starved by it.
-        a.participant(carol, addresses: [carolAt.address], port: carolAt.port, now: at(0))
-        a.received(bobSays(1, id: carol), from: carolAt, now: at(0))
+        a.handle(.participant(carol, addresses: [carolAt.address], port: carolAt.port), now: at(0))
+        a.handle(.datagram(bobSays(1, id: carol), from: carolAt), now: at(0))
         #expect(a.sphere(.peer(carol)) != nil)
         // A second later the source has its rate back.
-        a.received(bobSays(2000, x: 7), from: bobAt, now: at(1000))
+        a.handle(.datagram(bobSays(2000, x: 7), from: bobAt), now: at(1000))
         #expect(a.sphere(.peer(bob))?.x == 7)
     }
 
@@ -317,12 +317,12 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         _ = a.drain()
         let seed = LegacySphere(x: 160, y: 240, red: 255, green: 128, blue: 0).bytes
         let from = FieldEndpoint(address: "198.18.0.9", port: 5000)
-        a.received(seed, from: from, now: at(0))
+        a.handle(.datagram(seed, from: from), now: at(0))
         #expect(a.drain().events == [.joined(FieldSphere(key: .original(from), name: "198.18.0.9:5000", x: 160, y: 240,
                                                          color: RGB(255, 128, 0)))])
-        a.received(LegacySphere(x: 5000, y: -3, red: 1, green: 2, blue: 3).bytes, from: from, now: at(10))
+        a.handle(.datagram(LegacySphere(x: 5000, y: -3, red: 1, green: 2, blue: 3).bytes, from: from), now: at(10))
         #expect(a.sphere(.original(from))?.x == 999 && a.sphere(.original(from))?.y == 0)
-        for i in 0..<20 { a.received(seed, from: FieldEndpoint(address: "198.18.2.\(i)", port: 5000), now: at(20)) }
+        for i in 0..<20 { a.handle(.datagram(seed, from: FieldEndpoint(address: "198.18.2.\(i)", port: 5000)), now: at(20)) }
         #expect(a.spheres.count == 16 && a.counters.rateLimited == 5)
         a.handleTimeout(now: at(10_020))
         #expect(a.spheres.isEmpty)

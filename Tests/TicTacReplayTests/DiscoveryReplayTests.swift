@@ -19,9 +19,9 @@ import TicTacWire
         var most = 0
         var goodbyes = 0
         for d in datagrams {
-            while let due = core.nextDeadline(), due <= now(d.time) { core.handleTimeout(now: due) }
+            while let due = core.pollTimeout(), due <= now(d.time) { core.handleTimeout(now: due) }
             if case .goodbye? = try? Message(datagram: d.payload) { goodbyes += 1 }
-            core.received(d.payload, from: d.source.ip, now: now(d.time))
+            core.handle(.datagram(d.payload, from: d.source.ip), now: now(d.time))
             most = max(most, core.peers.count)
             _ = core.pollActions()
         }

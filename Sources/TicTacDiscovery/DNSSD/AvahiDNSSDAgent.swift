@@ -64,8 +64,9 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
 
     // MARK: Core plumbing
 
-    fileprivate func feed(_ input: DNSSDInput) {
-        queue += core.handle(input, now: reactor.now)
+    fileprivate func feed(_ input: DNSSDInput?) {
+        if let input { core.handle(input, now: reactor.now) } else { core.handleTimeout(now: reactor.now) }
+        queue += core.pollActions()
         guard !draining else { return } // an action's callback fed us: the loop below takes it
         draining = true
         while !queue.isEmpty { perform(queue.removeFirst()) }
@@ -74,7 +75,7 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
     }
 
     private func rearmTimer() {
-        let next = core.nextDeadline
+        let next = core.pollTimeout()
         guard next != timerDeadline else { return }
         if let timer { reactor.cancel(timer) }
         timer = nil
@@ -83,7 +84,7 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
         timer = reactor.schedule(at: next) { [unowned self] in
             timer = nil
             timerDeadline = nil
-            feed(.timeout)
+            feed(nil) // the timer
         }
     }
 

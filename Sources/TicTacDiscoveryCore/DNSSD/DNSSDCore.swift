@@ -25,8 +25,6 @@ public enum DNSSDInput: Sendable, Hashable {
     case resolved(instance: String, host: String, port: UInt16, txt: [UInt8])
     /// An address record of the instance's host target came or went.
     case address(instance: String, ip: String, added: Bool)
-    /// The deadline from `nextDeadline` has passed.
-    case timeout
 }
 
 /// What the core asks of the shell, in order.
@@ -102,7 +100,7 @@ public enum DNSSDService: Sendable, Hashable {
 
 /// The sans-I/O heart of the DNS-SD agent: the registration, the table of browsed instances and
 /// their resolves, timeouts and retries. Inputs in, actions out; no dns_sd call and no clock.
-public struct DNSSDCore {
+public struct DNSSDCore: SansIOCore {
     private enum Phase { case stopped, running, unavailable(retryAt: Instant) }
 
     private enum ResolveState {
@@ -153,6 +151,7 @@ public struct DNSSDCore {
     private var instances: [String: Instance] = [:]
     /// Instances touched by the browse batch under way ("more coming").
     private var batch: Set<String> = []
+    private var actions: [DNSSDAction] = []
 
     /// A stopped core for `service`; `.start` begins. With `publishes` false it only browses.
     public init(service: DNSSDService = .tictactoe, timing: DNSSDTiming = DNSSDTiming(), publishes: Bool = true) {
@@ -171,8 +170,8 @@ public struct DNSSDCore {
     /// The instance name registered, once the responder confirmed it.
     public var currentName: String? { registeredName }
 
-    /// When `.timeout` is due next, if anything waits.
-    public var nextDeadline: Instant? {
+    /// When `handleTimeout` is due next, if anything waits.
+    public func pollTimeout() -> Instant? {
         var next: Instant?
         func consider(_ t: Instant) { if next.map({ t < $0 }) ?? true { next = t } }
         if case let .unavailable(at) = phase { consider(at) }
@@ -190,9 +189,27 @@ public struct DNSSDCore {
         publishes ? [.register(name: attemptName, port: port, txt: service.encode(txt))] : []
     }
 
-    /// Feeds one input; returns the actions to perform, in order.
-    public mutating func handle(_ input: DNSSDInput, now: Instant) -> [DNSSDAction] {
+    /// Feeds one input; its actions wait in `pollActions`, in order.
+    public mutating func handle(_ input: DNSSDInput, now: Instant) {
         var out: [DNSSDAction] = []
+        step(input, now: now, &out)
+        actions += out
+    }
+
+    /// The time `pollTimeout()` gave has come: resolves that took too long, the outage's retry.
+    public mutating func handleTimeout(now: Instant) {
+        var out: [DNSSDAction] = []
+        step(nil, now: now, &out)
+        actions += out
+    }
+
+    public mutating func pollActions(into out: inout [DNSSDAction]) {
+        precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
+        swap(&out, &actions)
+    }
+
+    /// One input, or the timer (nil).
+    private mutating func step(_ input: DNSSDInput?, now: Instant, _ out: inout [DNSSDAction]) {
         switch (phase, input) {
         case let (.stopped, .start(name, port, txt)):
             baseName = Self.instanceName(name)
@@ -237,9 +254,9 @@ public struct DNSSDCore {
             guard instances[name] != nil else { break }
             if added { instances[name]?.addresses.insert(ip) } else { instances[name]?.addresses.remove(ip) }
             reconsider(name, now: now, &out)
-        case (.running, .timeout):
+        case (.running, .none):
             for name in instances.keys.sorted() { timeout(name, now: now, &out) }
-        case let (.unavailable(at), .timeout):
+        case let (.unavailable(at), .none):
             guard now >= at, let txt else { break }
             phase = .running
             out += registration(txt) + [.browse]
@@ -247,7 +264,6 @@ public struct DNSSDCore {
              (.unavailable, .address):
             break // from refs deallocated when the outage began
         }
-        return out
     }
 
     // MARK: Registration and outages
