@@ -298,8 +298,7 @@ public final class Daemon {
             core.handle(.decodeFailed(id, error), now: reactor.now)
             apply()
         }
-        // `conn` unowned, not weak: a weak reference gives the object a side table, and every
-        // retain and release of it then takes the slow path (about 2 % of a move's work). The
+        // `conn` unowned, not weak (a side table slows every retain: docs/performance.md). The
         // closure runs while the connection is still in `connections` (close() leaves a closed
         // one there for it), and holds it from its first line.
         conn.onClose = { [weak self, unowned conn] reason in

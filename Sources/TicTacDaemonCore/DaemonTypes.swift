@@ -36,11 +36,9 @@ public struct DaemonConfig {
     public var rematchDelay: Duration = .seconds(3)
     /// PINGs a link may send within one second before it is closed as a flood (Protocol.md §6:
     /// a PING needs a second of silence, so a well-behaved peer sends at most one). Each is
-    /// answered, so a peer that never reads its PONGs had us answer PINGs until the kernel's send
-    /// buffer and our write queue held some 48 KiB of PONGs and backpressure stopped reading it:
-    /// a 16 KiB read of them (about 700) was about 2 ms of the loop, and 100 such links
-    /// reconnecting together stalled it for 170 ms (tools/bench/hostility). 0: no limit (a
-    /// benchmark that uses PING as an echo). Counted per second from the first PING of each.
+    /// answered, so a flood that never reads its PONGs would hold up the loop (measured in
+    /// docs/performance.md, tools/bench/hostility). 0: no limit (a benchmark that uses PING as
+    /// an echo). Counted per second from the first PING of each.
     public var maxPingsPerSecond = 8
     /// The game events the front is given (`DaemonEvent.game`); the others are not built. The
     /// game itself runs the same whatever is left out.

@@ -30,10 +30,8 @@ public struct Identity: Sendable {
 
     /// The 32-byte private key, as `--identity` files keep it.
     public let privateKey: [UInt8]
-    /// The library's key, made once: making it from the bytes derives the public key (a scalar
-    /// multiplication, as dear as the signature itself), which rebuilding it for every PROOF
-    /// did: a handshake's PROOF handling was 1.83M instructions with it, 1.41M without
-    /// (callgrind, a daemon under tools/bench/hostility's reconnection storm, commit ad96786).
+    /// The library's key, made once: making it derives the public key, as dear as a signature
+    /// (docs/performance.md).
     private let signingKey: SigningKey
     /// The 32-byte Ed25519 public key sent in HELLO.
     public let publicKey: [UInt8]

@@ -5,8 +5,8 @@ import TicTacWire
 /// either reveals, so neither can choose its secret after seeing the other's.
 ///
 /// Every game hashes three times on each side (our commitment, the check of the peer's, the
-/// first-move decision): the inputs are laid out in stack buffers and the digests read in
-/// place, not built and copied through arrays (that cost more than the hashing itself).
+/// first-move decision): the inputs are laid out in stack buffers and the digests read in place
+/// (docs/performance.md).
 public enum Commitment {
     /// Bytes in a secret: the roll (4) and the nonce (16).
     public static let secretLength = 20
@@ -34,8 +34,7 @@ public enum Commitment {
 
     /// True when `roll` and `nonce` open `commitment`.
     public static func verify(_ commitment: [UInt8], roll: UInt32, nonce: ID128) -> Bool {
-        // Compared through both buffers by index (through two iterators it cost ~700
-        // instructions); a commitment is public, so the comparison need not take constant time.
+        // A commitment is public, so the comparison need not take constant time.
         hashSecret(roll: roll, nonce: nonce).withUnsafeBytes { digest in
             commitment.withUnsafeBytes { c in
                 digest.count == c.count && !digest.indices.contains { digest[$0] != c[$0] }

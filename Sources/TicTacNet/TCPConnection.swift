@@ -47,9 +47,8 @@ public enum TCPLimits {
     /// Bytes read per readiness, at most: what is left stays in the socket, and the loop (level
     /// triggered) comes back to it next turn, having served the other ready links. A turn's
     /// frames on a link are tens of bytes; a peer flooding small frames gets through at most
-    /// this much a turn. With the whole 16 KiB read buffer, a flooding link gave a turn about 700 frames
-    /// (2 ms of work), and 100 of them, reconnected together, stalled the loop for 170 ms with
-    /// a legitimate game's move waiting behind them (tools/bench/hostility, paced).
+    /// this much a turn, so floods cannot hold a game's move up (docs/performance.md,
+    /// tools/bench/hostility).
     public static let maxReadPerTurn = 1024
 }
 
