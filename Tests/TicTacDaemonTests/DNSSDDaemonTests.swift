@@ -1,4 +1,5 @@
 import Testing
+import TicTacTestSupport
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine

@@ -1,4 +1,5 @@
 import Testing
+import TicTacEngine
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacNet
@@ -29,7 +30,7 @@ import TicTacWire
         for n in 1...3 {
             let seen = Seen()
             let d = try BroadcastDiscovery(reactor: reactor, local: local(UInt64(n), "p\(n)", port: UInt16(40_000 + n)),
-                                           port: port, interfaces: ["lo"], random: Seeded(state: UInt64(n)))
+                                           port: port, interfaces: ["lo"], random: SplitMix64(seed: UInt64(n)))
             d.onEvent = { e in
                 switch e {
                 case let .found(p), let .updated(p): seen.peers[p.id] = p
@@ -67,14 +68,14 @@ import TicTacWire
         let reactor = try Reactor()
         let port: UInt16 = 52_102
         let d = try BroadcastDiscovery(reactor: reactor, local: local(1, "solo"), port: port, interfaces: ["lo"],
-                                       random: Seeded(state: 1))
+                                       random: SplitMix64(seed: 1))
         var events: [DiscoveryEvent] = []
         d.onEvent = { events.append($0) }
         d.start()
         let sender = try UDPSocket(reactor: reactor, bind: #require(SocketAddress(ip: "127.0.0.1", port: 0))) { _ in }
         defer { sender.close() }
         let target = try #require(SocketAddress(ip: "127.0.0.1", port: port))
-        var rng = Seeded(state: 99)
+        var rng = SplitMix64(seed: 99)
         for i in 0..<200 {
             let bytes = (0..<(i % 90)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
             sender.send(bytes, to: target)

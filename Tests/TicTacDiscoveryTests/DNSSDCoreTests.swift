@@ -1,4 +1,5 @@
 import Testing
+import TicTacTestSupport
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacTime
@@ -260,28 +261,6 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         var h = Harness()
         h.started()
         #expect(events(h.sight("Evil\u{1B}[2J", peerTXT)) == [])
-    }
-}
-
-@Suite struct FakeDNSSDAgentTests {
-    @Test func recordsWhatItIsAskedAndDeliversOnlyWhileStarted() {
-        let fake = FakeDNSSDAgent()
-        var seen: [DNSSDEvent] = []
-        fake.onEvent = { seen.append($0) }
-        fake.emit(.registered("early")) // not started: dropped
-        let txt = DNSSDTXT(instanceID: peerID)
-        fake.start(name: "Ann", port: 4000, txt: txt)
-        var busy = txt
-        busy.state = .busy
-        fake.update(txt: busy)
-        #expect(fake.published?.name == "Ann")
-        #expect(fake.published?.txt == busy)
-        #expect(fake.updates == [busy])
-        fake.emit(.up(sighting()))
-        fake.stop()
-        fake.emit(.down(instanceName: "Bob", instanceID: peerID))
-        #expect(seen == [.up(sighting())])
-        #expect(fake.published == nil)
     }
 }
 

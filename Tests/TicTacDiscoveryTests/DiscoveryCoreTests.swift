@@ -1,20 +1,9 @@
 import Testing
+import TicTacEngine
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacTime
 import TicTacWire
-
-/// A seeded generator for the cores' jitter (SplitMix64).
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func local(_ n: UInt64, _ name: String, port: UInt16 = 40000) -> LocalPresence {
     LocalPresence(id: ID128(high: n, low: n), name: name.display,
@@ -24,7 +13,7 @@ func local(_ n: UInt64, _ name: String, port: UInt16 = 40000) -> LocalPresence {
 func core(_ n: UInt64, _ name: String, interval: Duration = .seconds(2), seed: UInt64 = 1) -> DiscoveryCore {
     var config = DiscoveryConfig()
     config.interval = interval
-    return DiscoveryCore(local: local(n, name), config: config, random: Seeded(state: seed &+ n))
+    return DiscoveryCore(local: local(n, name), config: config, random: SplitMix64(seed: seed &+ n))
 }
 
 extension DiscoveryCore {
@@ -194,7 +183,7 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
     @Test func forgedSourcesCostBoundedMemory() throws {
         var config = DiscoveryConfig()
         config.maxSources = 100
-        var a = DiscoveryCore(local: local(1, "ann"), config: config, random: Seeded(state: 1))
+        var a = DiscoveryCore(local: local(1, "ann"), config: config, random: SplitMix64(seed: 1))
         let junk: [UInt8] = [1, 2, 3]
         for i in 0..<1000 { a.handle(.datagram(junk, from: "10.0.\(i / 250).\(i % 250)"), now: at(0)) }
         // Every bucket is fresh and busy at t = 0: past the bound, new sources are refused.
@@ -206,7 +195,7 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
     @Test func forgedIdsFromManySourcesCannotGrowThePresenceTablePastItsBound() throws {
         var config = DiscoveryConfig()
         config.maxPeers = 50
-        var a = DiscoveryCore(local: local(1, "ann"), config: config, random: Seeded(state: 1))
+        var a = DiscoveryCore(local: local(1, "ann"), config: config, random: SplitMix64(seed: 1))
         func announce(_ n: UInt64) -> [UInt8] {
             Message.announce(Announce(instanceID: ID128(high: 100 + n, low: n), name: "x".display,
                                       tcpPort: 7, capabilities: [.tictactoe])).encoded()

@@ -1,4 +1,5 @@
 import Testing
+import TicTacEngine
 @testable import TicTacField
 @testable import TicTacFieldCore
 import TicTacDiscovery
@@ -6,18 +7,6 @@ import TicTacDiscoveryCore
 import TicTacNet
 import TicTacTime
 import TicTacWire
-
-/// A seeded generator for discovery's jitter (SplitMix64).
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Real sockets in the test's network namespace (tools/test): field participants on one host,
 /// found by broadcast discovery on loopback (Protocol.md §7), talking unicast UDP (§11).
@@ -38,7 +27,7 @@ struct Seeded: RandomNumberGenerator {
             let local = LocalPresence(id: id, name: name("p\(n)"), port: UInt16(40_000 + n), fieldPort: field.port,
                                       capabilities: [.field])
             discovery = try BroadcastDiscovery(reactor: reactor, local: local, port: discoveryPort, interfaces: ["lo"],
-                                               random: Seeded(state: n))
+                                               random: SplitMix64(seed: n))
             discovery.onEvent = { [unowned self] e in field.presence(e) }
             field.onEvent = { [unowned self] e in
                 switch e {
@@ -135,7 +124,7 @@ struct Seeded: RandomNumberGenerator {
         let attacker = try UDPSocket(reactor: reactor, bind: #require(SocketAddress(ip: "127.0.0.1", port: 0))) { _ in }
         defer { attacker.close() }
         let target = try #require(SocketAddress(ip: "127.0.0.1", port: victim.field.port))
-        var rng = Seeded(state: 7)
+        var rng = SplitMix64(seed: 7)
         for i in 0..<30 { attacker.send((0..<(i * 3)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }, to: target) }
         // Our own id, and p2's id, from the attacker's socket.
         for seq in 1...10 {

@@ -78,16 +78,38 @@ enum PcapBuilder {
         #expect(throws: CaptureError.self) { try PcapFile(bytes: bytes) }
     }
 
-    /// Random corruption of every byte position: an error or a capture, never a trap.
-    @Test func corruptBytesNeverTrap() throws {
+    /// Corruption of every byte position: a typed error or a capture made of the file's own
+    /// bytes (never a trap, never more packets or payload than the file holds); the magic
+    /// number refuses, a payload byte changes only that payload.
+    @Test func corruptBytesGiveAnErrorOrACaptureOfTheFile() throws {
         let whole = PcapBuilder.file(records: records)
+        var refused = 0, read = 0
         for i in whole.indices {
-            for value: UInt8 in [0x00, 0xff, 0x80] {
+            for value: UInt8 in [0x00, 0xff, 0x80] where whole[i] != value {
                 var bytes = whole
                 bytes[i] = value
-                _ = try? Capture(pcap: bytes)
+                do throws(CaptureError) {
+                    let capture = try Capture(pcap: bytes)
+                    read += 1
+                    #expect(capture.packetCount <= records.count, "byte \(i) = \(value)")
+                    let payload = capture.datagrams.reduce(0) { $0 + $1.payload.count }
+                        + capture.connections.flatMap(\.events).reduce(0) {
+                            if case let .data(d) = $1.kind { $0 + d.count } else { $0 }
+                        }
+                    #expect(payload <= bytes.count, "byte \(i) = \(value)")
+                } catch {
+                    refused += 1
+                }
             }
         }
+        #expect(refused > 0 && read > 0, "both outcomes seen: \(refused) refused, \(read) read")
+        var badMagic = whole
+        badMagic[0] ^= 0xff
+        #expect(throws: CaptureError.self) { try Capture(pcap: badMagic) }
+        var badPayload = whole
+        badPayload[badPayload.count - 1] ^= 0xff // the last datagram's last byte
+        let changed = try Capture(pcap: badPayload)
+        #expect(changed.datagrams.last?.payload.last == whole[whole.count - 1] ^ 0xff)
     }
 
     @Test func readsTCPAndUDPOverEthernet() throws {

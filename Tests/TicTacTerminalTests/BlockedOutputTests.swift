@@ -24,15 +24,28 @@ import Testing
         // About 1,000 lines of output (a `help` is one long line): far past the pipe and the
         // front's queue. Only 5 KB of input, so writing it never blocks this test.
         for _ in 0..<1000 { tell("help") }
-        usleep(300_000)
+        // Waits until the unread pipe is full: the front's output has backed up.
+        let out = stdout.fileHandleForReading.fileDescriptor
+        var queued: Int32 = 0
+        let fullBy = Date().addingTimeInterval(5)
+        while Date() < fullBy, ioctl(out, UInt(FIONREAD), &queued) == 0, queued < 3072 { usleep(10_000) }
+        #expect(queued >= 3072, "the front's output backs up: \(queued) bytes in the pipe")
 
         // A newcomer gets HELLO and PROOF: the lobby shows it.
         let peer = try TicTacProcess(["play", "--name", "peer", "--json", "--connect", "127.0.0.1:\(port)"])
         #expect(peer.await("peer-found", timeout: 5)?["name"] as? String == "stuck")
         peer.send("invite stuck")
         #expect(peer.await("invite-sent", timeout: 5) != nil)
-        usleep(200_000)
-        tell("accept") // blind: its output is not read
+        // Blind (its output is not read), until the game starts: the INVITE may not be there yet.
+        var started = false
+        let acceptBy = Date().addingTimeInterval(5)
+        while !started, Date() < acceptBy {
+            tell("accept")
+            while let e = peer.next(timeout: 0.2) {
+                if e["event"] as? String == "game-started" { started = true; break }
+            }
+        }
+        #expect(started, "the unread front accepted the invitation")
 
         // A game: the peer plays the lowest free cell, `stuck` tries every cell in turn (the
         // illegal tries are only more unread output).
