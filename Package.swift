@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // Linux only (epoll, Avahi's dns_sd). No unsafe flags: release builds keep Swift's run-time
@@ -20,14 +20,14 @@ let package = Package(
         .target(name: "TicTacWire"),
         // JSON values with ordered keys, serialized on one line (plain mode's events, replay's).
         .target(name: "TicTacJSON"),
-        // Monotonic instants and the deadline heap: a leaf every layer may import.
+        // Monotonic instants, the deadline heap, SansIOCore (the cores' verbs): a leaf every layer may import.
         .target(name: "TicTacTime"),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
         .target(name: "TicTacEngine", dependencies: [
             "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
-        // POSIX core: one epoll reactor, timers, sockets.
+        // The POSIX shell: one epoll reactor, timers, sockets; TCP connections generic over their decoder.
         .target(name: "CTicTacNet"),
         .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime"]),
         // <dns_sd.h> from Avahi's compatibility library.
@@ -44,7 +44,7 @@ let package = Package(
             "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
         ]),
-        // The daemon's socket shell, the bot's search thread, the identity file.
+        // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [
             "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
@@ -62,8 +62,9 @@ let package = Package(
             "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
             "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
-        ]), // the bot runner sees every event of a bot daemon
-        // The durable history: peers, games, moves and scores in one SQLite file (GRDB).
+        ]),
+        // The durable history: peers, games, moves and scores in one SQLite file (GRDB; GRDB's
+        // own tools version, 6.1, is why this package asks for 6.1).
         .target(name: "TicTacStore", dependencies: [
             "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift"),
         ]),
