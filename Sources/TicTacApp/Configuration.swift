@@ -25,7 +25,7 @@ public struct DiscoverySettings: Sendable {
     public var broadcast: Bool
     public var dnssd: Bool
 
-    public init(port: UInt16 = BroadcastDiscovery.defaultPort, interval: Duration = .seconds(2), interfaces: [String] = [],
+    public init(port: UInt16 = PresenceService.defaultPort, interval: Duration = .seconds(2), interfaces: [String] = [],
                 broadcast: Bool = true, dnssd: Bool = true) {
         self.port = port
         self.interval = interval

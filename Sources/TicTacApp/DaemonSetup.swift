@@ -73,12 +73,12 @@ struct DaemonSetup {
         return daemon
     }
 
-    /// Starts discovery on `daemon` (broadcast, then DNS-SD); a failure is a notice for the
-    /// player, not the end: peers can still be reached with --connect. Later notices (DNS-SD
-    /// coming and going) go to `notify`.
+    /// Starts the presence table on `daemon` (broadcast unless --no-broadcast, then DNS-SD unless
+    /// --no-dnssd; with neither it still exists, empty); a failure is a notice for the player, not
+    /// the end: peers can still be reached with --connect. Later notices (DNS-SD coming and
+    /// going) go to `notify`.
     func startDiscovery(_ daemon: Daemon, fieldPort: UInt16 = 0, notify: @escaping (String) -> Void) -> String? {
         let d = settings.discovery
-        guard d.broadcast || d.dnssd else { return nil }
         do {
             try daemon.startDiscovery(port: d.port, interfaces: d.interfaces, config: d.config, fieldPort: fieldPort,
                                       broadcast: d.broadcast, random: random.fork(Self.discoveryStream).makeGenerator())

@@ -88,8 +88,8 @@ public final class FieldSession {
     /// Adds or removes the field's capability and port in what discovery announces; the change
     /// goes out at once (Protocol.md §7: a changed state is announced without waiting).
     private func announce(_ on: Bool) {
-        guard let discovery = daemon.discovery else { return }
-        var local = discovery.core.local
+        guard let presence = daemon.presence else { return }
+        var local = presence.local
         if on {
             local.capabilities.insert(.field)
             local.fieldPort = field.port
@@ -97,6 +97,6 @@ public final class FieldSession {
             local.capabilities.remove(.field)
             local.fieldPort = 0
         }
-        discovery.update(local)
+        presence.update(local)
     }
 }

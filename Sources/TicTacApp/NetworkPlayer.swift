@@ -67,7 +67,7 @@ public final class NetworkPlayer {
         for notice in notices + pending { front.show(notice) }
         pending = []
         running = true
-        daemon.discovery?.onNetworkChange = { [unowned self] available, interfaces in
+        daemon.presence?.onNetworkChange = { [unowned self] available, interfaces in
             front.show(.notice(available ? "Network: looking for players on \(interfaces.joined(separator: ", "))"
                                          : "No network: only players on this host can be found"))
         }

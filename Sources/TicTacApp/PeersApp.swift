@@ -18,25 +18,16 @@ public enum PeersApp {
         let local = LocalPresence(id: ID128.random(using: &system), name: name, port: 1, capabilities: [])
         let port = config.discovery.port
         let look = try AppFailure.attempt(.unavailable, "cannot listen for discovery on UDP port \(port)") {
-            try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: config.discovery.interfaces,
-                                   config: discoveryConfig, random: system)
+            try PresenceService(reactor: reactor, local: local, port: port, interfaces: config.discovery.interfaces,
+                                config: discoveryConfig, broadcast: config.discovery.broadcast, random: system)
         }
         look.start()
         // DNS-SD too (browse only): daemons beyond the broadcast domain, e.g. across a reflector.
         var dnssd: AvahiDNSSDAgent?
         if config.discovery.dnssd {
             let agent = AvahiDNSSDAgent(reactor: reactor, publishes: false)
-            agent.onEvent = { [unowned look] event in
-                switch event {
-                case let .up(s):
-                    look.sighted(Sighting(s, service: .tictactoe))
-                case let .down(name, id):
-                    look.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
-                case let .unavailable(text):
-                    logger.info("\(text)")
-                case .registered:
-                    break
-                }
+            look.attach(agent, service: .tictactoe) { event in
+                if case let .unavailable(text) = event { logger.info("\(text)") }
             }
             agent.start(name: "peers", port: 1, txt: DNSSDTXT(instanceID: local.id))
             dnssd = agent

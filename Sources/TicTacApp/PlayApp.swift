@@ -38,9 +38,9 @@ public enum PlayApp {
         (fieldFront as? PlainFieldFront)?.output = (front as? PlainFront)?.output // one stdout queue, in order
         let player = try AppFailure.attempt(.osErr, nil) { try NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field) }
         let notice = setup.startDiscovery(daemon) { [unowned player] in player.notify($0) }
-        if config.daemon.discovery.dnssd, let presence = daemon.discovery {
+        if config.daemon.discovery.dnssd, let presence = daemon.presence {
             // Published while the field is open; `_tictactoe._tcp`'s agent already tells of outages.
-            field.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), discovery: presence)
+            field.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), presence: presence)
         }
         let notices = [notice, logNotice].compactMap { $0 }.map { OutputEvent.notice($0) }
         try AppFailure.attempt(.osErr, nil) { try player.run(connectTo: peers, notices: notices) }

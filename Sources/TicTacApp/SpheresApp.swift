@@ -40,8 +40,8 @@ public enum SpheresApp {
         let runner = SpheresRunner(reactor: reactor, daemon: daemon, field: field, front: front, wander: config.bot)
         runner.colors.chosen = config.color != nil
         // The field by DNS-SD too (`_spherenet._udp`, Protocol.md §11): found across the reflector.
-        if d.dnssd, let presence = daemon.discovery {
-            runner.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), discovery: presence)
+        if d.dnssd, let presence = daemon.presence {
+            runner.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), presence: presence)
         }
         try AppFailure.attempt(.osErr, nil) { try runner.run(notices: notices) }
         return runner.exitStatus

@@ -52,8 +52,8 @@ public final class Daemon {
     /// Every presence-table change, after the core has seen it (the collaborative field's
     /// participants come from here, Protocol.md §11).
     public var onPresence: (DiscoveryEvent) -> Void = { _ in }
-    /// Broadcast discovery (and the presence table DNS-SD feeds too), once started.
-    public private(set) var discovery: BroadcastDiscovery?
+    /// The presence table (broadcast discovery, when on, and DNS-SD feed it), once started.
+    public private(set) var presence: PresenceService?
     /// DNS-SD publication and browsing, once started.
     public private(set) var dnssd: DNSSDAgent?
     /// The bot's search thread, made at the first search (BotWorker).
@@ -150,21 +150,21 @@ public final class Daemon {
     /// Starts broadcast discovery on `port` (Protocol.md §7): announces this daemon and feeds
     /// what it hears to the core's presence table. `fieldPort`: the collaborative field's UDP
     /// port to announce (0: none).
-    public func startDiscovery(port: UInt16 = BroadcastDiscovery.defaultPort, interfaces: [String] = [],
+    public func startDiscovery(port: UInt16 = PresenceService.defaultPort, interfaces: [String] = [],
                                config: DiscoveryConfig = DiscoveryConfig(), fieldPort: UInt16 = 0,
                                broadcast: Bool = true, random: any RandomNumberGenerator) throws(NetError) {
         let local = LocalPresence(id: core.config.instanceID, name: core.config.name, port: self.port,
                                   fieldPort: fieldPort, capabilities: core.config.capabilities,
                                   state: core.presenceState)
-        let d = try BroadcastDiscovery(reactor: reactor, local: local, port: port, interfaces: interfaces,
-                                       config: config, broadcast: broadcast, random: random)
+        let d = try PresenceService(reactor: reactor, local: local, port: port, interfaces: interfaces,
+                                    config: config, broadcast: broadcast, random: random)
         d.onEvent = { [weak self] event in
             guard let self else { return }
             core.handle(.presence(event), now: reactor.now)
             apply()
             onPresence(event)
         }
-        discovery = d
+        presence = d
         _ = core.presenceChanged() // what `local` announces: later changes are reported from here
         d.start()
     }
@@ -173,17 +173,15 @@ public final class Daemon {
     /// its sightings join the presence table of `startDiscovery` (call that first). `onNotice`
     /// hears what the player should know: DNS-SD unavailable (once per outage), our final name.
     public func startDNSSD(_ agent: DNSSDAgent, onNotice: @escaping (String) -> Void) {
-        guard let discovery else { return }
-        agent.onEvent = { [unowned self, unowned discovery] event in
+        guard let presence else { return }
+        presence.attach(agent, service: .tictactoe) { [unowned self] event in
             switch event {
-            case let .up(s):
-                discovery.sighted(Sighting(s, service: .tictactoe))
-            case let .down(name, id):
-                discovery.unsighted(id, via: .dnssd, reason: "\(name) is no longer published")
             case let .registered(name):
                 if name != core.config.name.value { onNotice("Published by DNS-SD as \"\(name)\" (the name was taken)") }
             case let .unavailable(text):
                 onNotice(text)
+            case .up, .down:
+                break // the presence table's
             }
         }
         dnssd = agent
@@ -203,7 +201,7 @@ public final class Daemon {
     /// Sends LEAVE to every peer and closes every connection after flushing; stops listening.
     public func leave() {
         leaving = true
-        discovery?.stop() // GOODBYE
+        presence?.stop() // GOODBYE
         dnssd?.stop() // unpublished
         dnssd = nil
         core.leaveAll()
@@ -423,10 +421,10 @@ public final class Daemon {
                 }
             }
         }
-        if let discovery, let state = core.presenceChanged() {
-            var local = discovery.core.local
+        if let presence, let state = core.presenceChanged() {
+            var local = presence.local
             local.state = state
-            discovery.update(local)
+            presence.update(local)
             dnssd?.update(txt: dnssdTXT)
         }
         rearm()

@@ -18,5 +18,5 @@ extension Daemon {
     public var inGame: Bool { core.currentGameSize != nil }
 
     /// The daemons discovery sees now (empty before discovery starts).
-    public var presencePeers: [PresencePeer] { discovery?.core.peers ?? [] }
+    public var presencePeers: [PresencePeer] { presence?.peers ?? [] }
 }

@@ -1,7 +1,7 @@
 import TicTacWire
 
 /// What the discovery core is told from outside.
-public enum DiscoveryInput: Sendable {
+public enum DiscoveryInput: Sendable, Equatable {
     /// Start announcing: an ANNOUNCE, then a QUERY so the daemons already there answer at once.
     case start
     /// This daemon changed (state, name, ports): announced at once, within the minimum gap.

@@ -114,7 +114,7 @@ struct DaemonOptions: ParsableArguments {
 struct DiscoveryOptions: ParsableArguments {
     @Option(name: .customLong("discovery-port"), parsing: .unconditional,
             help: "UDP port of broadcast discovery; every daemon of one LAN must use the same (1-65535).")
-    var discoveryPortNumber = Int(BroadcastDiscovery.defaultPort)
+    var discoveryPortNumber = Int(PresenceService.defaultPort)
 
     /// The checked `--discovery-port`.
     var discoveryPort: UInt16 { UInt16(clamping: discoveryPortNumber) }

@@ -51,3 +51,25 @@ import TicTacWire
         bot.leave()
     }
 }
+
+/// The daemon reads DNS-SD through the presence service's one adapter: a peer renamed by the
+/// responder (two names for one id a while) stays in the lobby when its old name goes.
+@Suite struct DNSSDDaemonRenameTests {
+    @Test func aRenamedPeerStaysWhenItsOldNameGoes() throws {
+        let reactor = try Reactor()
+        let human = try Daemon(reactor: reactor, config: config("fay", seed: 23))
+        try human.startDiscovery(broadcast: false, random: SplitMix64(seed: 2))
+        let agent = FakeDNSSDAgent()
+        human.startDNSSD(agent) { _ in }
+        let id = ID128(high: 7, low: 7)
+        for name in ["gus", "gus #2"] {
+            agent.emit(.up(DNSSDSighting(instanceName: name, instanceID: id, hostTarget: "h.local", addresses: ["127.0.0.1"],
+                                         port: 1, versions: 1...1, state: .idle, games: [.tictactoe])))
+        }
+        agent.emit(.down(instanceName: "gus", instanceID: id))
+        #expect(human.core.peers.map(\.id) == [id])
+        agent.emit(.down(instanceName: "gus #2", instanceID: id))
+        #expect(human.core.peers.isEmpty)
+        human.leave()
+    }
+}

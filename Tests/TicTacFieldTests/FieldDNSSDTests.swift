@@ -14,7 +14,7 @@ import TicTacWire
 @Suite(.serialized) struct FieldDNSSDTests {
     final class Node {
         let id: ID128
-        let discovery: BroadcastDiscovery
+        let discovery: PresenceService
         let field: FieldShell
         let agent = FakeDNSSDAgent()
         let dnssd: FieldDNSSD
@@ -26,8 +26,8 @@ import TicTacWire
             let core = FieldCore(id: id, name: name("p\(n)"), x: Int32(n) * 100, y: 500, color: RGB(UInt8(n * 60), 0, 0))
             field = try FieldShell(reactor: reactor, core: core, address: "127.0.0.1")
             let local = LocalPresence(id: id, name: name("p\(n)"), port: 1, fieldPort: field.port, capabilities: [.field])
-            discovery = try BroadcastDiscovery(reactor: reactor, local: local, broadcast: false, random: SplitMix64(seed: n))
-            dnssd = FieldDNSSD(agent: agent, discovery: discovery)
+            discovery = try PresenceService(reactor: reactor, local: local, broadcast: false, random: SplitMix64(seed: n))
+            dnssd = FieldDNSSD(agent: agent, presence: discovery)
             discovery.onEvent = { [unowned self] e in field.presence(e) }
             dnssd.onNotice = { [unowned self] in notices.append($0) }
             field.onEvent = { [unowned self] e in

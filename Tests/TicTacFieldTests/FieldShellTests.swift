@@ -14,7 +14,7 @@ import TicTacWire
     /// One participant: discovery, the field, and what it has seen.
     final class Node {
         let id: ID128
-        let discovery: BroadcastDiscovery
+        let discovery: PresenceService
         let field: FieldShell
         var seen: [SphereKey: FieldSphere] = [:]
         var left: [(SphereKey, SphereLeftReason)] = []
@@ -26,8 +26,8 @@ import TicTacWire
             field = try FieldShell(reactor: reactor, core: core, address: "0.0.0.0")
             let local = LocalPresence(id: id, name: name("p\(n)"), port: UInt16(40_000 + n), fieldPort: field.port,
                                       capabilities: [.field])
-            discovery = try BroadcastDiscovery(reactor: reactor, local: local, port: discoveryPort, interfaces: ["lo"],
-                                               random: SplitMix64(seed: n))
+            discovery = try PresenceService(reactor: reactor, local: local, port: discoveryPort, interfaces: ["lo"],
+                                            random: SplitMix64(seed: n))
             discovery.onEvent = { [unowned self] e in field.presence(e) }
             field.onEvent = { [unowned self] e in
                 switch e {

@@ -8,7 +8,7 @@ import TicTacWire
 
 /// Real sockets in the test's network namespace (tools/test): broadcast reaches the daemons of
 /// this host through 127.255.255.255, the same-host case of Protocol.md §7.
-@Suite(.serialized) struct BroadcastDiscoveryTests {
+@Suite(.serialized) struct PresenceServiceTests {
     final class Seen {
         var peers: [ID128: PresencePeer] = [:]
         var lost: [(ID128, String)] = []
@@ -26,11 +26,11 @@ import TicTacWire
     @Test func threeDaemonsOnOneHostFindEachOtherAndSeeAGoodbyeAtOnce() throws {
         let reactor = try Reactor()
         let port: UInt16 = 52_101
-        var nodes: [(BroadcastDiscovery, Seen)] = []
+        var nodes: [(PresenceService, Seen)] = []
         for n in 1...3 {
             let seen = Seen()
-            let d = try BroadcastDiscovery(reactor: reactor, local: local(UInt64(n), "p\(n)", port: UInt16(40_000 + n)),
-                                           port: port, interfaces: ["lo"], random: SplitMix64(seed: UInt64(n)))
+            let d = try PresenceService(reactor: reactor, local: local(UInt64(n), "p\(n)", port: UInt16(40_000 + n)),
+                                        port: port, interfaces: ["lo"], random: SplitMix64(seed: UInt64(n)))
             d.onEvent = { e in
                 switch e {
                 case let .found(p), let .updated(p): seen.peers[p.id] = p
@@ -67,8 +67,8 @@ import TicTacWire
     @Test func junkOnTheDiscoveryPortIsCountedAndMakesNoPeer() throws {
         let reactor = try Reactor()
         let port: UInt16 = 52_102
-        let d = try BroadcastDiscovery(reactor: reactor, local: local(1, "solo"), port: port, interfaces: ["lo"],
-                                       random: SplitMix64(seed: 1))
+        let d = try PresenceService(reactor: reactor, local: local(1, "solo"), port: port, interfaces: ["lo"],
+                                    random: SplitMix64(seed: 1))
         var events: [DiscoveryEvent] = []
         d.onEvent = { events.append($0) }
         d.start()
