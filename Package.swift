@@ -79,8 +79,9 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // What several test targets share: the fake DNS-SD agent.
-        .target(name: "TicTacTestSupport", dependencies: ["TicTacDiscoveryCore", "TicTacWire"], path: "Tests/TicTacTestSupport"),
+        // What several test targets share: the fake DNS-SD agent, waits on a reactor.
+        .target(name: "TicTacTestSupport", dependencies: ["TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
+                path: "Tests/TicTacTestSupport"),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacStoreTests", dependencies: ["TicTacStore", "TicTacEngine", "TicTacWire"]),
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),

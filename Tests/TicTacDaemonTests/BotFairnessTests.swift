@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore

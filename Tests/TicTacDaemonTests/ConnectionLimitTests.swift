@@ -3,6 +3,7 @@ import Glibc
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -28,9 +29,11 @@ import TicTacTime
     @Test func aLinkClosedByThePeerAndDroppedInOneTurnIsReleasedOnce() throws {
         daemon.maxConnections = 1
         daemon.maxLinksPerAddress = 2
-        var first: RawClient? = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 }
-        first = nil
+        do { // the first client, dropped (its socket closed) at the end of this scope
+            let first = try RawClient(port: daemon.port)
+            try #require(try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 })
+            withExtendedLifetime(first) {}
+        }
         // Closed with the daemon's HELLO unread, the client's socket sends a reset: the daemon's
         // end of the link leaves the established state in the kernel before the loop reads it.
         #expect(Self.awaitTCPStates(localPort: daemon.port) { !$0.contains("01") }, "the first link's end reached the daemon's kernel")
@@ -38,13 +41,13 @@ import TicTacTime
         // One turn sees both: the first link's end, then the listener (at the limit: the core
         // drops the first link, already closed, for room).
         try reactor.runOnce(maxWait: .zero)
-        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { daemon.connectionCount == 1 })
         daemon.maxConnections = 16
         // The second link holds one of the address's two places: one more fits, then busy.
         let third = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 2 }
+        try #require(try run(reactor, for: .seconds(2)) { daemon.connectionCount == 2 })
         let fourth = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { fourth.poll(); return fourth.closedByPeer || fourth.resetByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { fourth.poll(); return fourth.closedByPeer || fourth.resetByPeer })
         #expect(fourth.errorCode == .busy, "a third link from one address with a limit of 2: \(fourth.messages)")
         #expect(daemon.connectionCount == 2)
         _ = (second, third)
@@ -54,16 +57,16 @@ import TicTacTime
         daemon.maxLinksPerAddress = 4
         var clients: [RawClient] = []
         for _ in 0..<4 { clients.append(try RawClient(port: daemon.port)) }
-        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 4 }
+        try #require(try run(reactor, for: .seconds(2)) { daemon.connectionCount == 4 })
         let fifth = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { fifth.poll(); return fifth.closedByPeer || fifth.resetByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { fifth.poll(); return fifth.closedByPeer || fifth.resetByPeer })
         #expect(fifth.errorCode == .busy, "ERROR busy, not a bare FIN: \(fifth.messages)")
         #expect(fifth.peerHello == nil, "refused before HELLO")
         #expect(fifth.closedByPeer && !fifth.resetByPeer)
         #expect(daemon.connectionCount == 4 && daemon.refusedCount == 1)
         // A slot freed is a slot to use again.
         clients.removeLast()
-        try run(reactor, for: .seconds(2)) { daemon.connectionCount == 3 }
+        try #require(try run(reactor, for: .seconds(2)) { daemon.connectionCount == 3 })
         let again = try RawClient(port: daemon.port)
         #expect(try again.shakeHands(reactor))
     }
@@ -75,15 +78,15 @@ import TicTacTime
         player.send(.invite(Invite(gameID: ID128(high: 1, low: 1))))
         try #require(try run(reactor, for: .seconds(2)) { daemon.core.gameCount == 1 })
         let idle = try RawClient(port: daemon.port) // connects, never says HELLO
-        try run(reactor, for: .seconds(1)) { daemon.connectionCount == 2 }
+        try #require(try run(reactor, for: .seconds(5)) { daemon.connectionCount == 2 })
         let newcomer = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { idle.poll(); newcomer.poll(); return idle.closedByPeer && newcomer.peerHello != nil }
+        try #require(try run(reactor, for: .seconds(2)) { idle.poll(); newcomer.poll(); return idle.closedByPeer && newcomer.peerHello != nil })
         #expect(idle.errorCode == .busy, "the idle stranger made room")
         #expect(newcomer.peerHello != nil, "the newcomer was served")
         // Both slots now hold a game or a newcomer in its handshake: the newest stranger goes
         // next, never the game.
         let third = try RawClient(port: daemon.port)
-        try run(reactor, for: .seconds(2)) { newcomer.poll(); third.poll(); return newcomer.closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { newcomer.poll(); third.poll(); return newcomer.closedByPeer })
         #expect(newcomer.errorCode == .busy)
         player.poll()
         #expect(!player.closedByPeer && daemon.core.gameCount == 1, "the game goes on")
@@ -97,7 +100,7 @@ import TicTacTime
             var junk = [UInt8](repeating: 0x58, count: 17 * 1024)
             junk.replaceSubrange(0..<4, with: [0x58, 0x58, 0x58, 0x58])
             c.write(junk)
-            try run(reactor, for: .seconds(3)) { c.poll(); return c.closedByPeer || c.resetByPeer }
+            try #require(try run(reactor, for: .seconds(3)) { c.poll(); return c.closedByPeer || c.resetByPeer })
             #expect(c.errorCode == .badMagic)
             #expect(c.closedByPeer && !c.resetByPeer)
         }

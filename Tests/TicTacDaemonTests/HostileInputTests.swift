@@ -2,6 +2,7 @@ import Glibc
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -25,10 +26,10 @@ import TicTacTime
 
     /// Pumps until the client has been answered and closed (or the limit).
     private func settle(_ client: RawClient, limit: Duration = .seconds(3)) throws {
-        try run(reactor, for: limit) {
+        try #require(try run(reactor, for: limit) {
             client.poll()
             return client.closedByPeer
-        }
+        }, "the daemon closed the client")
     }
 
     /// A bot from another daemon plays one whole game against the target: it still works.
@@ -39,7 +40,7 @@ import TicTacTime
         other.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: (target ?? daemon).port)))
         #expect(try run(reactor, for: .seconds(10)) { !otherLog.results.isEmpty })
         other.leave()
-        try run(reactor, for: .seconds(2)) { other.connectionCount == 0 }
+        try #require(try run(reactor, for: .seconds(2)) { other.connectionCount == 0 })
     }
 
     private func expectAnswer(_ client: RawClient, _ code: ErrorCode, _ note: Comment) throws {
@@ -96,7 +97,7 @@ import TicTacTime
         try #require(try c.shakeHands(reactor))
         c.write(Frame(version: 1, type: 0x7e, flags: Frame.ignorableFlag, payload: []).bytes) // skipped
         c.send(.ping(nonce: 42))
-        try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains(.pong(nonce: 42)) }
+        try #require(try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains(.pong(nonce: 42)) })
         #expect(c.messages.contains(.pong(nonce: 42)), "an IGNORABLE unknown frame is skipped")
         c.write(Frame(version: 1, type: 0x7e, payload: []).bytes)
         try expectAnswer(c, .unknownType, "unknown type without IGNORABLE")
@@ -124,10 +125,10 @@ import TicTacTime
     private func invited(_ c: RawClient) throws {
         try #require(try c.shakeHands(reactor))
         c.send(.invite(Invite(gameID: ID128(high: 5, low: 5))))
-        try run(reactor, for: .seconds(2)) {
+        try #require(try run(reactor, for: .seconds(2)) {
             c.poll()
             return c.messages.contains { if case .rollCommit = $0 { true } else { false } }
-        }
+        }, "the bot accepted and committed its roll")
     }
 
     @Test func moveBeforeTheFirstMoveDecision() throws {
@@ -158,12 +159,12 @@ import TicTacTime
         c.send(.roll(value: roll, nonce: nonce))
         var theirs: (UInt32, ID128)?
         var theirCommitment: [UInt8]?
-        try run(reactor, for: .seconds(2)) {
+        try #require(try run(reactor, for: .seconds(2)) {
             c.poll()
             for case let .roll(v, n) in c.messages { theirs = (v, n) }
             for case let .rollCommit(commitment, _) in c.messages { theirCommitment = commitment }
             return theirs != nil && c.messages.contains(.rollAck(value: roll))
-        }
+        }, "the bot revealed its roll and acknowledged ours")
         let t = try #require(theirs)
         c.send(.rollAck(value: t.0))
         // Who moves first comes from both secrets (Protocol.md §8), as the daemon computes it.
@@ -173,11 +174,11 @@ import TicTacTime
             theirCommitment: tc, theirSecret: Commitment.secret(roll: t.0, nonce: t.1)))
         if decision.weMoveFirst { return nil }
         var botMove: UInt16?
-        try run(reactor, for: .seconds(2)) {
+        try #require(try run(reactor, for: .seconds(2)) {
             c.poll()
             for case let .move(cell) in c.messages { botMove = cell }
             return botMove != nil
-        }
+        }, "the bot moved first")
         let move: UInt16 = try #require(botMove, "the bot moved first, so its MOVE comes") // unwrapped: nil fails here
         return move
     }
@@ -201,12 +202,12 @@ import TicTacTime
         c.send(.roll(value: 0, nonce: nonce))
         var theirs: (UInt32, ID128)?
         var theirCommitment: [UInt8]?
-        try run(reactor, for: .seconds(2)) {
+        try #require(try run(reactor, for: .seconds(2)) {
             c.poll()
             for case let .roll(v, n) in c.messages { theirs = (v, n) }
             for case let .rollCommit(commitment, _) in c.messages { theirCommitment = commitment }
             return theirs != nil
-        }
+        }, "the human seat revealed its roll")
         let t = try #require(theirs)
         c.send(.rollAck(value: t.0))
         let tc = try #require(theirCommitment)
@@ -214,14 +215,13 @@ import TicTacTime
             ourCommitment: ours, ourSecret: Commitment.secret(roll: 0, nonce: nonce),
             theirCommitment: tc, theirSecret: Commitment.secret(roll: t.0, nonce: t.1)))
         if decision.weMoveFirst { c.send(.move(cell: 0)) }
-        try run(reactor, for: .seconds(1)) { human.core.currentGame?.state == .myTurn }
-        #expect(human.core.currentGame?.state == .myTurn)
+        try #require(try run(reactor, for: .seconds(5)) { human.core.currentGame?.state == .myTurn })
         c.send(.move(cell: 8))
         try settle(c)
         #expect(c.errorCode == .illegalMove)
         #expect(human.core.currentGame == nil || human.core.currentGame?.board[8] == .empty)
         // The player hears why (the error), then that the peer and the game are gone.
-        try run(reactor, for: .seconds(1)) { humanLog.has { if case .peerLost = $0 { true } else { false } } }
+        try #require(try run(reactor, for: .seconds(5)) { humanLog.has { if case .peerLost = $0 { true } else { false } } })
         let order = humanLog.events.compactMap { e -> String? in
             switch e {
             case .protocolError: "error"
@@ -247,7 +247,7 @@ import TicTacTime
             c.send(.move(cell: botCell)) // the bot moved first: its cell is taken
         } else {
             c.send(.move(cell: 4))
-            try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains { if case .move = $0 { true } else { false } } }
+            try #require(try run(reactor, for: .seconds(2)) { c.poll(); return c.messages.contains { if case .move = $0 { true } else { false } } })
             c.send(.move(cell: 4)) // wherever the bot went, 4 is ours now
         }
         try expectAnswer(c, .illegalMove, "occupied cell")
@@ -259,7 +259,7 @@ import TicTacTime
         var sent = 0
         let bytes = hello.encoded()
         let start = reactor.now
-        try run(reactor, for: .seconds(3)) {
+        try #require(try run(reactor, for: .seconds(3)) {
             // One byte per 100 ms (the handshake timeout here is 500 ms).
             if sent < bytes.count, reactor.now >= start + .milliseconds(Int64(100 * sent)) {
                 c.write([bytes[sent]])
@@ -267,7 +267,7 @@ import TicTacTime
             }
             c.poll()
             return c.closedByPeer
-        }
+        }, "the handshake timed out and the daemon closed")
         #expect(c.closedByPeer && c.errorCode == .timeout)
         #expect(sent < bytes.count)
         try legitimateGameCompletes()
@@ -277,9 +277,9 @@ import TicTacTime
         var clients: [RawClient] = []
         daemon.maxLinksPerAddress = 1000 // all from 127.0.0.1: this test is about the timeout
         for _ in 0..<500 { clients.append(try RawClient(port: daemon.port)) }
-        try run(reactor, for: .seconds(1)) { daemon.connectionCount >= 500 }
+        try #require(try run(reactor, for: .seconds(5)) { daemon.connectionCount >= 500 })
         #expect(daemon.connectionCount == 500)
-        try run(reactor, for: .seconds(5)) { daemon.connectionCount == 0 }
+        try #require(try run(reactor, for: .seconds(5)) { daemon.connectionCount == 0 })
         #expect(daemon.connectionCount == 0)
         for c in clients.prefix(10) {
             c.poll()
@@ -297,7 +297,7 @@ import TicTacTime
         try #require(try first.shakeHands(reactor, seed: 5))
         try #require(try run(reactor, for: .seconds(2)) { log.has { if case .peerFound = $0 { true } else { false } } })
         try #require(try spare.shakeHands(reactor, seed: 5))
-        try run(reactor, for: .milliseconds(100)) { false }
+        try turn(reactor, for: .milliseconds(100))
         #expect(daemon.connectionCount == 2 && daemon.core.linkCount == 2)
         let game = ID128(high: 1, low: 1), second = ID128(high: 2, low: 2)
         spare.send(.invite(Invite(gameID: game)))
@@ -325,12 +325,12 @@ import TicTacTime
         c.write((1...8).flatMap { Message.ping(nonce: $0).encoded() })
         #expect(try run(reactor, for: .seconds(2)) { c.poll(); return pongs().count == 8 })
         // A second later the count starts again: eight more are fine.
-        try run(reactor, for: .milliseconds(1100)) { c.poll(); return false }
+        try turn(reactor, for: .milliseconds(1100)) { c.poll() }
         c.write((9...16).flatMap { Message.ping(nonce: $0).encoded() })
         #expect(try run(reactor, for: .seconds(2)) { c.poll(); return pongs().count == 16 })
         #expect(c.errorCode == nil)
         // Nine at once: eight answers, then ERROR and the close.
-        try run(reactor, for: .milliseconds(1100)) { c.poll(); return false }
+        try turn(reactor, for: .milliseconds(1100)) { c.poll() }
         c.write((17...25).flatMap { Message.ping(nonce: $0).encoded() })
         try settle(c)
         #expect(pongs() == Array(1...24))
@@ -355,7 +355,7 @@ import TicTacTime
         let burst = Array([[UInt8]](repeating: ping, count: 2000).joined())
         var sentBursts = 0, offset = 0
         let t0 = reactor.now
-        try run(reactor, for: .seconds(10)) {
+        try #require(try run(reactor, for: .seconds(10)) {
             // Keep asking (each PING is answered by a 23-byte PONG) and never read. A partial
             // send is resumed where it stopped, so every PING arrives whole.
             if sentBursts < 1000 {
@@ -366,7 +366,7 @@ import TicTacTime
                 if offset == burst.count { sentBursts += 1; offset = 0 }
             }
             return daemon.connectionCount == 0
-        }
+        }, "the never-reading peer was dropped")
         // Backpressure: the daemon stops reading it as soon as its answers back up (a small
         // kernel send buffer, TCPConnection.sendBufferBytes), so it is no longer heard and the
         // liveness limit drops it: within the limit of the flood's start, give or take a moment.

@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -29,19 +30,19 @@ import TicTacTime
         // The stranger reads the bot's HELLO on a connection of its own (the bot, which did not
         // dial, sends no PROOF to a peer that has not proven itself)...
         let spy = try RawClient(port: bot.port)
-        try run(reactor, for: .seconds(2)) { spy.poll(); return spy.peerHello != nil }
+        try #require(try run(reactor, for: .seconds(2)) { spy.poll(); return spy.peerHello != nil })
         let botHello = try #require(spy.peerHello)
         #expect(botHello.instanceID == botID)
         // ...then offers it to the human, with the best proof it can make: the right transcript,
         // signed with a key of its own.
         let attacker = try RawClient(port: human.port)
         attacker.send(.hello(botHello))
-        try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.peerHello != nil }
+        try #require(try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.peerHello != nil })
         let humanHello = try #require(attacker.peerHello)
         let forged = RawClient.identity(seed: 77).proof(version: 1, ourNonce: botHello.nonce,
                                                         peer: humanHello.instanceID, peerNonce: humanHello.nonce)
         attacker.send(.proof(signature: try #require(forged)))
-        try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.closedByPeer })
         #expect(attacker.errorCode == .badIdentity)
         #expect(attacker.closedByPeer)
         spy.poll()
@@ -70,7 +71,7 @@ import TicTacTime
         var hello = RawClient.helloMessage(name: "liar", seed: 1, nonce: ID128(high: 1, low: 1))
         hello.instanceID = RawClient.identity(seed: 2).instanceID // someone else's id, our key
         c.send(.hello(hello))
-        try run(reactor, for: .seconds(2)) { c.poll(); return c.closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { c.poll(); return c.closedByPeer })
         #expect(c.errorCode == .badIdentity && c.closedByPeer)
         #expect(d.core.peers.isEmpty)
     }
@@ -83,11 +84,11 @@ import TicTacTime
         d.onLog = { logged.lines.append($0) }
         let c = try RawClient(port: d.port)
         c.hello(seed: 3)
-        try run(reactor, for: .seconds(2)) { c.poll(); return c.peerHello != nil }
+        try #require(try run(reactor, for: .seconds(2)) { c.poll(); return c.peerHello != nil })
         guard case var .proof(signature) = c.proof(for: try #require(c.peerHello)) else { Issue.record("no proof"); return }
         signature[0] ^= 0x80
         c.send(.proof(signature: signature))
-        try run(reactor, for: .seconds(2)) { c.poll(); return c.closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { c.poll(); return c.closedByPeer })
         #expect(c.errorCode == .badIdentity && c.closedByPeer)
         #expect(c.receivedProof == nil, "the acceptor signs nothing for an unproven peer")
         #expect(!log.has { if case .peerFound = $0 { true } else { false } })

@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -26,13 +27,13 @@ import TicTacTime
         let (reactor, a, b, la, lb) = try pair("ann", "ben")
         a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
         b.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: a.port)))
-        try run(reactor, for: .seconds(3)) { a.core.linkCount == 1 && b.core.linkCount == 1 && found(la) == 1 && found(lb) == 1 }
-        try run(reactor, for: .milliseconds(300)) { false } // let any late close settle
+        try #require(try run(reactor, for: .seconds(3)) { a.core.linkCount == 1 && b.core.linkCount == 1 && found(la) == 1 && found(lb) == 1 })
+        try turn(reactor, for: .milliseconds(300)) // let any late close settle
         #expect(a.connectionCount == 1 && b.connectionCount == 1)
         #expect(found(la) == 1 && found(lb) == 1)
         #expect(!la.has { if case .peerLost = $0 { true } else { false } })
         try a.command(.invite("ben"))
-        try run(reactor, for: .seconds(2)) { b.core.peers.count == 1 && lb.has { if case .invited = $0 { true } else { false } } }
+        try #require(try run(reactor, for: .seconds(2)) { b.core.peers.count == 1 && lb.has { if case .invited = $0 { true } else { false } } })
         try b.command(.accept)
         #expect(try run(reactor, for: .seconds(2)) { a.core.gameCount == 1 && b.core.gameCount == 1 && a.core.currentGame?.state != .rollingDice })
     }
@@ -46,7 +47,7 @@ import TicTacTime
         #expect(failed() == 0, "a later address worked: no failure to report")
         a.connect(to: [closed, closed])
         #expect(try run(reactor, for: .seconds(3)) { failed() == 1 })
-        try run(reactor, for: .milliseconds(200)) { false }
+        try turn(reactor, for: .milliseconds(200))
         #expect(failed() == 1, "one report when every address failed")
         #expect(a.connectionCount == 1 && a.core.linkCount == 1)
     }
@@ -54,7 +55,7 @@ import TicTacTime
     @Test func crossingInvitationsMakeOneGame() throws {
         let (reactor, a, b, la, lb) = try pair("ann", "ben")
         a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
-        try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 })
         try a.command(.invite("ben"))
         try b.command(.invite("ann")) // before either INVITE has arrived
         #expect(try run(reactor, for: .seconds(2)) {
@@ -68,14 +69,14 @@ import TicTacTime
     @Test func aPlayerInAGameAnswersBusy() throws {
         let (reactor, human, bot, lh, _) = try pair("hana", "botty", botB: .random)
         human.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: bot.port)))
-        try run(reactor, for: .seconds(2)) { found(lh) == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { found(lh) == 1 })
         try human.command(.invite("botty"))
-        try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 })
         let third = try Daemon(reactor: reactor, config: config("third", seed: 23))
         let lt = Log()
         third.onEvent = { lt.events.append($0) }
         third.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: human.port)))
-        try run(reactor, for: .seconds(2)) { found(lt) == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { found(lt) == 1 })
         try third.command(.invite("hana"))
         #expect(try run(reactor, for: .seconds(2)) { lt.has { $0 == .declined(by: third.core.peers[0], reason: .busy) } })
         #expect(human.core.gameCount == 1, "the running game was not replaced")
@@ -88,9 +89,9 @@ import TicTacTime
     @Test func aDeclineIsShownAndFreesBoth() throws {
         let (reactor, a, b, la, lb) = try pair("ann", "ben")
         a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
-        try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 })
         try a.command(.invite("ben"))
-        try run(reactor, for: .seconds(2)) { lb.has { if case .invited = $0 { true } else { false } } }
+        try #require(try run(reactor, for: .seconds(2)) { lb.has { if case .invited = $0 { true } else { false } } })
         try b.command(.decline)
         #expect(try run(reactor, for: .seconds(2)) { la.has { if case .declined(_, .declined) = $0 { true } else { false } } })
         #expect(throws: CommandError.noInvitation) { try b.command(.accept) }
@@ -101,9 +102,9 @@ import TicTacTime
     @Test func leaveIsSeenAtOnce() throws {
         let (reactor, human, bot, lh, _) = try pair("hana", "botty", botB: .random)
         human.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: bot.port)))
-        try run(reactor, for: .seconds(2)) { found(lh) == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { found(lh) == 1 })
         try human.command(.invite("botty"))
-        try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 }
+        try #require(try run(reactor, for: .seconds(2)) { human.core.gameCount == 1 })
         let start = reactor.now
         bot.leave()
         // Before the 5 s liveness limit (with room for a loaded machine), and for the LEAVE.
@@ -125,7 +126,7 @@ import TicTacTime
         d.onEvent = { log.events.append($0) }
         let raw = try RawClient(port: d.port)
         try #require(try raw.shakeHands(reactor)) // then never a word more
-        try run(reactor, for: .seconds(3)) { raw.poll(); return raw.closedByPeer }
+        try #require(try run(reactor, for: .seconds(3)) { raw.poll(); return raw.closedByPeer })
         #expect(raw.closedByPeer && raw.errorCode == .timeout, "ERROR timeout, then the close")
         #expect(raw.messages.count { if case .ping = $0 { true } else { false } } >= 3)
         #expect(log.has { if case let .peerLost(_, reason) = $0 { reason.contains("no answer") } else { false } })
@@ -138,7 +139,7 @@ import TicTacTime
         d.onEvent = { log.events.append($0) }
         d.onLog = { logged.lines.append($0) }
         d.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: d.port)))
-        try run(reactor, for: .seconds(2)) { d.core.strangerFaults >= 1 && d.connectionCount == 0 }
+        try #require(try run(reactor, for: .seconds(2)) { d.core.strangerFaults >= 1 && d.connectionCount == 0 })
         #expect(d.core.peers.isEmpty)
         // Never proven: logged for the operator, not shown to the player.
         #expect(!log.has { if case .protocolError = $0 { true } else { false } })

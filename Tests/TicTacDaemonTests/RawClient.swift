@@ -1,8 +1,10 @@
 import Glibc
+import Testing
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 import TicTacTime
 
@@ -111,10 +113,10 @@ final class RawClient {
     @discardableResult
     func shakeHands(_ reactor: Reactor, name: String = "raw", seed: UInt64 = 99) throws -> Bool {
         hello(name: name, seed: seed)
-        try run(reactor, for: .seconds(2)) { poll(); return peerHello != nil || closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { poll(); return peerHello != nil || closedByPeer })
         guard let peer = peerHello else { return false }
         send(proof(for: peer))
-        try run(reactor, for: .seconds(2)) { poll(); return receivedProof != nil || closedByPeer }
+        try #require(try run(reactor, for: .seconds(2)) { poll(); return receivedProof != nil || closedByPeer })
         guard let signature = receivedProof else { return false }
         return identity.verifyProof(signature, version: 1, peer: peer, ourNonce: nonce)
     }

@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -18,7 +19,7 @@ import TicTacTime
     }
 
     private func settle(_ c: RawClient, until done: () -> Bool) throws {
-        try run(reactor, for: .seconds(3)) { c.poll(); return done() || c.closedByPeer }
+        try #require(try run(reactor, for: .seconds(3)) { c.poll(); return done() || c.closedByPeer })
     }
 
     /// Before the peer's HELLO no frame but HELLO and ERROR is read, IGNORABLE or not (§4).

@@ -1,6 +1,7 @@
 import Testing
 import TicTacEngine
 import TicTacNet
+import TicTacTestSupport
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
@@ -23,17 +24,6 @@ func config(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig 
                          makeRandom: { randoms.make() })
     c.bot = bot.map(Bot.init(level:))
     return c
-}
-
-/// Runs the reactor until `done()` or the time limit; returns whether `done()` became true.
-@discardableResult
-func run(_ reactor: Reactor, for limit: Duration = .seconds(20), until done: () -> Bool) throws -> Bool {
-    let end = reactor.now + limit
-    while !done() {
-        if reactor.now >= end { return false }
-        try reactor.runOnce(maxWait: .milliseconds(50))
-    }
-    return true
 }
 
 /// Collects one daemon's events.
@@ -62,7 +52,7 @@ final class Log {
         #expect(!logA.results.contains(.lost), "the perfect bot lost a game")
         #expect(!logA.has { if case .protocolError = $0 { true } else { false } })
         a.leave()
-        try run(reactor, for: .seconds(5)) { b.connectionCount == 0 }
+        try #require(try run(reactor, for: .seconds(5)) { b.connectionCount == 0 })
         #expect(logB.has { if case .peerLost = $0 { true } else { false } })
     }
 
@@ -127,7 +117,7 @@ final class Log {
         let mirrored: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
         #expect(Array(logA.results.prefix(n)) == logB.results.prefix(n).map { mirrored[$0]! })
         a.leave()
-        try run(reactor, for: .seconds(5)) { b.connectionCount == 0 }
+        try #require(try run(reactor, for: .seconds(5)) { b.connectionCount == 0 })
     }
 
     @Test func aConnectToAPeerNotYetStartedKeepsTryingUntilItAnswers() throws {
@@ -137,7 +127,7 @@ final class Log {
         human.onEvent = { log.events.append($0) }
         let port: UInt16 = 52_211
         human.keepConnecting(to: [try #require(SocketAddress(ip: "127.0.0.1", port: port))])
-        try run(reactor, for: .milliseconds(1500)) { false }
+        try turn(reactor, for: .milliseconds(1500))
         let failures = log.events.filter { if case .connectFailed = $0 { true } else { false } }
         #expect(failures.count == 1, "the first failure is told once: \(failures)")
         // The peer starts late: the next retry (after 1 s, then 2 s) reaches it.

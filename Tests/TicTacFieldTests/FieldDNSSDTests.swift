@@ -45,15 +45,6 @@ import TicTacWire
         }
     }
 
-    private func run(_ reactor: Reactor, for limit: Duration, until done: () -> Bool) throws -> Bool {
-        let end = reactor.now + limit
-        while !done() {
-            if reactor.now >= end { return false }
-            try reactor.runOnce(maxWait: .milliseconds(20))
-        }
-        return true
-    }
-
     @Test func participantsFoundByDNSSDExchangeSpheresAndStopRemovesThem() throws {
         let reactor = try Reactor()
         let a = try Node(1, reactor: reactor), b = try Node(2, reactor: reactor)

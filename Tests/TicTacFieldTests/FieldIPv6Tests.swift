@@ -4,6 +4,7 @@ import Testing
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacNet
+import TicTacTestSupport
 import TicTacTime
 import TicTacWire
 
@@ -34,10 +35,9 @@ import TicTacWire
                                              state: .idle, via: .broadcast)])
         }
         shells[1].moveTo(x: 600, y: 700)
-        let end = reactor.now + .seconds(3)
-        while reactor.now < end, seen[0][.peer(shells[1].core.id)]?.x != 600 || seen[1][.peer(shells[0].core.id)] == nil {
-            try reactor.runOnce(maxWait: .milliseconds(20))
-        }
+        #expect(try run(reactor, for: .seconds(3)) {
+            seen[0][.peer(shells[1].core.id)]?.x == 600 && seen[1][.peer(shells[0].core.id)] != nil
+        }, "both saw the other over IPv6")
         #expect(seen[0][.peer(shells[1].core.id)]?.x == 600 && seen[0][.peer(shells[1].core.id)]?.y == 700)
         #expect(seen[1][.peer(shells[0].core.id)]?.x == 10)
         // Nothing was dropped: the datagrams came from the addresses and ports announced.

@@ -198,7 +198,9 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         var clients: [Int32] = []
         defer { for fd in clients { close(fd) } }
         for _ in 0..<10 { clients.append(try dial(port)) } // 3 accepted, 7 left in the backlog
-        usleep(200_000)
+        let full = Date().addingTimeInterval(5)
+        while openDescriptors(pid, below: limit) < limit, Date() < full { usleep(10_000) }
+        try #require(openDescriptors(pid, below: limit) == limit, "the bot accepted until its descriptors ran out")
         let before = try cpuTicks(pid)
         usleep(1_000_000)
         let used = try cpuTicks(pid) - before
@@ -314,6 +316,12 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         try p.run()
         p.waitUntilExit()
         try #require(p.terminationStatus == 0, "prlimit --nofile=\(limit)")
+    }
+
+    /// How many of a process's open descriptors (/proc/PID/fd) are numbered below `limit`.
+    private func openDescriptors(_ pid: Int32, below limit: Int) -> Int {
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return fds.count { (Int($0) ?? limit) < limit }
     }
 
     /// User plus system CPU time of a process, in clock ticks (/proc/PID/stat fields 14 and 15).
