@@ -7,7 +7,7 @@ import TicTacWire
 @testable import TicTacDaemonCore
 import TicTacTime
 
-/// Issue 7 §4, the bot's CPU: hostile large-board games that answer at once must not make a
+/// The bot's CPU: hostile large-board games that answer at once must not make a
 /// 3 x 3 game wait. On the sans-I/O core: the order of moves and searches, not wall-clock time
 /// (tools/bench/hostility measures that).
 @Suite struct BotFairnessTests {

@@ -4,7 +4,7 @@ import TicTacTime
 import TicTacWire
 @testable import TicTacNet
 
-/// Issue 7 §4, memory: a peer that keeps sending and never reads. The connection answers every
+/// Memory: a peer that keeps sending and never reads. The connection answers every
 /// frame (as the daemon answers PING with PONG); once its answers back up, it stops reading,
 /// so what it reads, and what it holds, stays small however long the peer keeps sending.
 @Suite struct BackpressureTests {

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import Testing
 
-/// Issue 7 §4, the front: a `play --plain` whose standard output nobody reads keeps serving its
+/// The front: a `play --plain` whose standard output nobody reads keeps serving its
 /// peers (HELLO to a newcomer, PONG, the moves of a game). The unread pipe holds one page
 /// (F_SETPIPE_SZ), so the front's output backs up at once instead of after 64 KB.
 @Suite(.serialized) struct BlockedOutputTests {
