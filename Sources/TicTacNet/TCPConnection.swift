@@ -125,8 +125,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         do throws(NetError) {
             try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
             try Socket.set(fd, SOL_SOCKET, SO_SNDBUF, TCPLimits.sendBufferBytes)
-            // Unowned, not weak (no side table, so no slow retains and releases of the
-            // connection): the registration goes in finish() and in deinit, before the object does.
+            // Unowned, not weak (no side table): finish() and deinit deregister before it goes.
             try reactor.register(fd, .read) { [unowned self] ready in handle(ready) }
         } catch {
             // The caller still owns `fd` and closes it; deinit (which runs for an initialised

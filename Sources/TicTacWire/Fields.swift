@@ -21,9 +21,7 @@ struct FieldWriter {
         bytes = []
         swap(&bytes, &buffer)
         start = bytes.count
-        // Room for a frame in an empty buffer (every message but HELLO, PROOF and ERROR fits).
-        // Not for a buffer holding frames already: reserving would grow it to the exact size,
-        // every frame, where appending grows it geometrically.
+        // Only when empty: reserving in a buffer that holds frames would defeat geometric growth.
         if bytes.isEmpty { bytes.reserveCapacity(Frame.headerLength + 52) }
         // magic, version, type, flags 0; then the length, 0 for now.
         let head = UInt64(Frame.magicWord) << 32 | UInt64(version) << 24 | UInt64(type) << 16

@@ -97,9 +97,7 @@ public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
     public init(utf8 bytes: ArraySlice<UInt8>) throws(NameError) {
         guard !bytes.isEmpty else { throw .empty }
         guard bytes.count <= Self.maxBytes else { throw .tooLong(bytes.count) }
-        // Printable ASCII, not starting or ending with a space, passes every rule below (no
-        // control, bidi or invisible character among them): skip the Unicode property look-ups,
-        // which every SPHERE's name would otherwise pay (Protocol.md §11).
+        // Printable ASCII without edge spaces breaks no rule below: skip the Unicode look-ups.
         if bytes.allSatisfy({ (0x20...0x7E).contains($0) }), bytes.first != 0x20, bytes.last != 0x20 {
             value = String(decoding: bytes, as: UTF8.self)
             return

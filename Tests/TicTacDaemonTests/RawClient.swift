@@ -110,7 +110,6 @@ final class RawClient {
 
     /// The whole handshake as a dialling daemon does it: HELLO, the daemon's HELLO, our PROOF, the
     /// daemon's PROOF (checked). Returns whether the link is ready.
-    @discardableResult
     func shakeHands(_ reactor: Reactor, name: String = "raw", seed: UInt64 = 99) throws -> Bool {
         hello(name: name, seed: seed)
         try #require(try run(reactor, for: .seconds(2)) { poll(); return peerHello != nil || closedByPeer })

@@ -6,6 +6,7 @@ import Testing
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacNet
+import TicTacTestSupport
 import TicTacTime
 import TicTacWire
 
@@ -87,14 +88,8 @@ private final class Pair {
     }
 
     /// Runs the loop until `done` holds or `limit` passes (real Avahi: real time).
-    @discardableResult
     func pump(_ limit: Duration = .seconds(15), until done: () -> Bool) throws -> Bool {
-        let end = reactor.now + limit
-        while !done() {
-            guard reactor.now < end else { return false }
-            try reactor.runOnce(maxWait: .milliseconds(50))
-        }
-        return true
+        try run(reactor, for: limit, until: done)
     }
 
     func stop() {
@@ -149,11 +144,11 @@ struct DNSSDAvahiTests {
         let same = uniqueName("Same")
         p.a.start(name: same, port: 40003, txt: DNSSDTXT(instanceID: p.idA))
         p.b.start(name: same, port: 40004, txt: DNSSDTXT(instanceID: p.idB))
-        try p.pump { !p.logA.registeredNames.isEmpty && !p.logB.registeredNames.isEmpty }
+        try #require(try p.pump { !p.logA.registeredNames.isEmpty && !p.logB.registeredNames.isEmpty }, "both registered")
         let names = Set(p.logA.registeredNames + p.logB.registeredNames)
         #expect(names == [same, same + " #2"])
         // And each sees the other under the other's final name.
-        try p.pump { p.logA.sighting(of: p.idB) != nil && p.logB.sighting(of: p.idA) != nil }
+        try #require(try p.pump { p.logA.sighting(of: p.idB) != nil && p.logB.sighting(of: p.idA) != nil }, "each sees the other")
         #expect(p.logA.sighting(of: p.idB)?.instanceName == p.logB.registeredNames.last)
         #expect(p.logB.sighting(of: p.idA)?.instanceName == p.logA.registeredNames.last)
     }
@@ -254,7 +249,7 @@ struct DNSSDAvahiTests {
         // An agent started while the daemon is absent says so too.
         c.start(name: uniqueName("Cat"), port: 40013, txt: DNSSDTXT(instanceID: idC))
         // Stay without it through several retries (after 1 s, 2 s): still one line each.
-        try p.pump(.seconds(3.5)) { false }
+        try turn(p.reactor, for: .seconds(3.5))
         let line = "DNS-SD unavailable: avahi-daemon is not running; using broadcast discovery only"
         #expect(p.logA.unavailableLines == [line])
         #expect(p.logB.unavailableLines == [line])

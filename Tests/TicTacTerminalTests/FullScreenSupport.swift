@@ -6,10 +6,8 @@ import TicTacWire
 @testable import TicTacTerminal
 import TicTacTime
 
-// What the full-screen front's tests share: peers, the visible text of a screen, a started game.
-
-// Pure tests of the full-screen front: the key parser, the model's key handling and events,
-// and the rendered lines (escape codes stripped, widths counted in columns).
+// What the full-screen front's tests share: peers, the visible text of a screen (escape codes
+// stripped, widths counted in columns), a started game.
 
 func peer(_ name: String, _ n: UInt64, bot: Bool = false) -> PeerInfo {
     PeerInfo(id: ID128(high: 0xABCD, low: n), name: name, address: "192.168.1.\(n)", port: 50000,

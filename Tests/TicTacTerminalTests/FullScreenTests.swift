@@ -9,12 +9,37 @@ import TicTacTime
 // Pure tests of the full-screen front: the key parser, and the model's keys and events in the
 // lobby. FullScreenGameTests and FullScreenLayoutTests hold the game and the rendered lines.
 
+/// One key, or a few, as a fresh parser reads them in one go.
+struct KeyCase: Sendable, CustomTestStringConvertible {
+    let what: String
+    let bytes: [UInt8]
+    let keys: [Key]
+    init(_ what: String, _ bytes: [UInt8], _ keys: [Key]) { (self.what, self.bytes, self.keys) = (what, bytes, keys) }
+    init(_ what: String, _ text: String, _ keys: [Key]) { self.init(what, Array(text.utf8), keys) }
+    var testDescription: String { what }
+}
+
 @Suite struct KeyParserTests {
-    @Test func arrowsInBothForms() {
+    static let cases: [KeyCase] = [
+        KeyCase("CSI arrows", "\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D", [.up, .down, .right, .left]),
+        KeyCase("SS3 arrows", "\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD", [.up, .down, .right, .left]),
+        KeyCase("Ctrl+Right: parameters ignored", "\u{1B}[1;5C", [.right]),
+        KeyCase("Shift+Down", "\u{1B}[1;2B", [.shiftDown]),
+        KeyCase("CR", [0x0D], [.enter]),
+        KeyCase("the LF of a CRLF is the same Enter", [0x0D, 0x0A], [.enter]),
+        KeyCase("LF alone", [0x0A, 0x0A], [.enter, .enter]),
+        KeyCase("keypad Enter", [0x1B, 0x4F, 0x4D], [.enter]),
+        KeyCase("Ctrl-C", [0x03], [.interrupt]),
+        KeyCase("printable characters, space included", "5 y", [.char("5"), .char(" "), .char("y")]),
+        KeyCase("NUL, UTF-8 and Tab are ignored", [0x00, 0xC3, 0xA9, 0x09], []),
+        KeyCase("DEL and Ctrl-H", [0x7F, 0x08], [.backspace, .backspace]),
+        KeyCase("ESC then a character", "\u{1B}q", [.escape, .char("q")]),
+        KeyCase("a control byte inside a CSI ends it and is still a key", [0x1B, 0x5B, 0x31, 0x03], [.interrupt]),
+    ]
+
+    @Test(arguments: cases) func bytesReadInOneGo(_ c: KeyCase) {
         var p = KeyParser()
-        #expect(p.feed(Array("\u{1B}[A\u{1B}[B\u{1B}[C\u{1B}[D".utf8)) == [.up, .down, .right, .left])
-        #expect(p.feed(Array("\u{1B}OA\u{1B}OB\u{1B}OC\u{1B}OD".utf8)) == [.up, .down, .right, .left])
-        #expect(p.feed(Array("\u{1B}[1;5C".utf8)) == [.right]) // Ctrl+Right: parameters ignored
+        #expect(p.feed(c.bytes) == c.keys)
         #expect(!p.hasPending)
     }
 
@@ -27,118 +52,183 @@ import TicTacTime
         #expect(p.feed(Array("x\u{1B}O".utf8)) == [.char("x")])
         #expect(p.feed(Array("D".utf8)) == [.left])
         #expect(p.feed(Array("\u{1B}[1;".utf8)).isEmpty)
-        #expect(p.feed(Array("2B".utf8)) == [.shiftDown]) // Shift+Down; the board front reads it as Down
+        #expect(p.feed(Array("2B".utf8)) == [.shiftDown])
         #expect(!p.hasPending)
     }
 
-    @Test func enterCtrlCAndCharacters() {
-        var p = KeyParser()
-        #expect(p.feed([0x0D]) == [.enter])
-        #expect(p.feed([0x0A]) == []) // the LF of a CRLF is the same Enter
-        #expect(p.feed([0x0A, 0x0A]) == [.enter, .enter])
-        #expect(p.feed([0x03]) == [.interrupt])
-        #expect(p.feed(Array("5 y".utf8)) == [.char("5"), .char(" "), .char("y")])
-        #expect(p.feed([0x1B, 0x4F, 0x4D]) == [.enter]) // keypad Enter
-        #expect(p.feed([0x00, 0xC3, 0xA9, 0x09]) == []) // NUL, UTF-8, Tab: ignored
-        #expect(p.feed([0x7F, 0x08]) == [.backspace, .backspace]) // DEL and Ctrl-H
-    }
-
-    @Test func loneEscapeAndJunk() {
+    @Test func aLoneEscapeWaitsForTheFlush() {
         var p = KeyParser()
         #expect(p.feed([0x1B]).isEmpty)
+        #expect(p.hasPending)
         #expect(p.flush() == [.escape])
         #expect(!p.hasPending)
-        #expect(p.feed(Array("\u{1B}q".utf8)) == [.escape, .char("q")])
-        // A sequence that never ends is dropped once it is too long; what follows still counts.
+    }
+
+    @Test func aSequenceThatNeverEndsIsDroppedAndWhatFollowsCounts() {
+        var p = KeyParser()
         #expect(p.feed(Array(("\u{1B}[" + String(repeating: "1;", count: 20)).utf8)).isEmpty)
         #expect(!p.hasPending)
         #expect(p.feed([0x03]) == [.interrupt])
-        // A control byte inside a CSI ends it; the byte itself is still a key.
-        #expect(p.feed([0x1B, 0x5B, 0x31, 0x03]) == [.interrupt])
     }
 }
 
-@Suite struct FullScreenModelTests {
-    @Test func qAndCtrlCQuitFromTheLobby() {
+/// Quitting and leaving: from the lobby, in a networked game (asked first), between games, in a
+/// local game, and Ctrl-C (never asked about).
+@Suite struct FullScreenQuitTests {
+    @Test func qQuitsFromTheLobby() {
         var m = FullScreenModel(color: false)
         #expect(m.key(.char("q")) == .quit)
-        #expect(m.key(.interrupt) == .interrupt) // quits with the status of an interrupt
     }
 
-    @Test func aNetworkedGameInProgressAsksBeforeQOrLGiveItAway() {
+    @Test func ctrlCQuitsFromTheLobbyAsAnInterrupt() {
+        var m = FullScreenModel(color: false)
+        #expect(m.key(.interrupt) == .interrupt)
+    }
+
+    @Test func inAGameQAsksAndAnyOtherKeyPlaysOn() {
         var g = gameModel()
         #expect(g.key(.char("q")) == nil)
         #expect(screen(g).contains { $0 == "  Quit and give this game up? q or y: yes, any other key: no" })
         #expect(g.key(.char("x")) == nil && g.notice?.text == "Not quitting: play on")
-        _ = g.key(.char("q"))
-        #expect(g.key(.char("y")) == .quit)
-        var h = gameModel()
-        #expect(h.key(.char("l")) == nil)
-        #expect(h.key(.char("l")) == .lobby)
-        var k = gameModel()
-        _ = k.key(.char("q"))
-        #expect(k.key(.char("Q")) == .quit)
+        #expect(g.confirm == nil, "the question is gone")
     }
 
-    @Test func betweenGamesAndInALocalGameQAndLActAtOnce() {
+    @Test func inAGameQThenYGivesItUp() {
+        var g = gameModel()
+        #expect(g.key(.char("q")) == nil)
+        #expect(g.key(.char("y")) == .quit)
+    }
+
+    @Test func inAGameQThenQGivesItUp() {
+        var g = gameModel()
+        #expect(g.key(.char("q")) == nil)
+        #expect(g.key(.char("Q")) == .quit)
+    }
+
+    @Test func inAGameLAsksAndLAgainLeavesForTheLobby() {
+        var g = gameModel()
+        #expect(g.key(.char("l")) == nil)
+        #expect(g.key(.char("l")) == .lobby)
+    }
+
+    @Test func betweenGamesLLeavesAtOnce() {
         var over = gameModel()
         over.apply(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: bobOpponent))
         #expect(over.key(.char("l")) == .lobby)
+    }
+
+    @Test func betweenGamesQQuitsAtOnce() {
+        var over = gameModel()
+        over.apply(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: bobOpponent))
         #expect(over.key(.char("q")) == .quit)
+    }
+
+    @Test func inALocalGameQQuitsAtOnce() {
         var local = FullScreenModel(color: false)
         local.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
         local.apply(.game(.yourTurn, opponent: bobOpponent))
         #expect(local.key(.char("q")) == .quit) // no peer loses anything
     }
 
-    @Test func ctrlCIsNeverAskedAbout() {
+    @Test func ctrlCInAGameIsNotAskedAbout() {
         var g = gameModel()
         #expect(g.key(.interrupt) == .interrupt)
-        var c = gameModel()
-        _ = c.key(.char("q"))
-        #expect(c.key(.interrupt) == .interrupt)
     }
 
-    @Test func fOpensTheFieldFromTheLobbyOnlyWhenTheDaemonServesIt() {
+    @Test func ctrlCAtTheQuitQuestionIsNotAskedAbout() {
+        var g = gameModel()
+        _ = g.key(.char("q"))
+        #expect(g.key(.interrupt) == .interrupt)
+    }
+}
+
+/// `f` opens the collaborative field from the lobby, when the daemon serves it.
+@Suite struct FullScreenFieldKeyTests {
+    @Test func fDoesNothingWhenTheDaemonDoesNotServeTheField() {
         var m = FullScreenModel(color: false)
         #expect(m.key(.char("f")) == nil)
         #expect(!screen(m).joined().contains("f field"))
+    }
+
+    @Test func fOrShiftFOpensTheFieldAndTheLobbySaysSo() {
+        var m = FullScreenModel(color: false)
         m.offersField = true
-        #expect(m.key(.char("f")) == .field && m.key(.char("F")) == .field)
         #expect(screen(m).last?.contains("f field") == true)
-        // What the lobby said before the field opened is not there when it comes back.
+        #expect(m.key(.char("f")) == .field)
+        #expect(m.key(.char("F")) == .field)
+    }
+
+    @Test func whatTheLobbySaidBeforeTheFieldIsGoneWhenItComesBack() {
+        var m = FullScreenModel(color: false)
+        m.offersField = true
         m.apply(.matchEnded(bob, byUs: true))
         #expect(screen(m).contains { $0.contains("You left the match with bob") })
         #expect(m.key(.char("f")) == .field)
         #expect(!screen(m).contains { $0.contains("You left the match") })
-        var g = gameModel()
-        g.offersField = true
-        #expect(g.key(.char("f")) != .field, "not during a game")
     }
 
-    @Test func peersSortedAndSelectionInvites() {
+    @Test func fDoesNotOpenTheFieldDuringAGame() {
+        var g = gameModel()
+        g.offersField = true
+        #expect(g.key(.char("f")) != .field)
+    }
+}
+
+/// The lobby's list of peers: sorted by name, one selected, Enter invites it.
+@Suite struct FullScreenPeerListTests {
+    let zed = peer("zed", 3), alice = peer("Alice", 2), carol = peer("carol", 4), aaron = peer("Aaron", 9)
+
+    /// A lobby that found zed, bob and Alice, in that order.
+    func lobby() -> FullScreenModel {
         var m = FullScreenModel(color: false)
-        let zed = peer("zed", 3), alice = peer("Alice", 2), carol = peer("carol", 4)
-        m.apply(.peerFound(zed))
-        m.apply(.peerFound(bob))
-        m.apply(.peerFound(alice))
+        for p in [zed, bob, alice] { m.apply(.peerFound(p)) }
+        return m
+    }
+
+    @Test func peersAreSortedByNameAndTheSelectionStaysOnItsPeer() {
+        let m = lobby()
         #expect(m.peers.map(\.name) == ["Alice", "bob", "zed"])
-        #expect(m.selectedPeer == zed) // the selection stays on its peer as others sort in
+        #expect(m.selectedPeer == zed) // the first found, though others sorted in above it
+    }
+
+    @Test func aPeerSortedInAboveKeepsTheSelection() {
+        var m = lobby()
         #expect(m.key(.up) == nil)
         #expect(m.selectedPeer == bob)
-        // A new peer sorted in above keeps the selection on bob.
-        m.apply(.peerFound(peer("Aaron", 9)))
+        m.apply(.peerFound(aaron))
         #expect(m.peers.map(\.name) == ["Aaron", "Alice", "bob", "zed"])
         #expect(m.selectedPeer == bob)
+    }
+
+    @Test func enterInvitesTheSelectedPeer() {
+        var m = lobby()
+        _ = m.key(.up)
         #expect(m.key(.enter) == .invite(bob.id.description))
-        // Clamped at both ends.
+    }
+
+    @Test func theSelectionIsClampedAtBothEnds() {
+        var m = lobby()
         for _ in 0..<10 { _ = m.key(.down) }
         #expect(m.selectedPeer == zed)
         for _ in 0..<10 { _ = m.key(.up) }
-        #expect(m.selectedPeer?.name == "Aaron")
-        // Losing the selected peer moves the selection, never out of range.
-        m.apply(.peerLost(peer("Aaron", 9), reason: "gone"))
         #expect(m.selectedPeer == alice)
+    }
+
+    @Test func losingTheSelectedPeerMovesTheSelectionInRange() {
+        var m = lobby()
+        m.apply(.peerFound(aaron))
+        for _ in 0..<10 { _ = m.key(.up) }
+        #expect(m.selectedPeer == aaron)
+        m.apply(.peerLost(aaron, reason: "gone"))
+        #expect(m.selectedPeer == alice)
+        m.apply(.peerLost(zed, reason: "gone"))
+        m.apply(.peerLost(bob, reason: "gone"))
+        m.apply(.peerLost(alice, reason: "gone"))
+        #expect(m.selectedPeer == nil)
+    }
+
+    @Test func theScreenListsThePeersAndTheKeys() {
+        var m = lobby()
         m.apply(.peerFound(carol))
         m.apply(.peerLost(zed, reason: "gone"))
         let lines = screen(m)
@@ -148,57 +238,101 @@ import TicTacTime
         #expect(lines.last?.contains("select  Enter invite  q quit") == true)
     }
 
-    @Test func emptyLobbyEnterDoesNothing() {
+    @Test func anEmptyLobbyIgnoresEnterAndArrows() {
         var m = FullScreenModel(color: false)
         #expect(m.key(.enter) == nil)
         #expect(m.key(.down) == nil)
         #expect(m.key(.up) == nil)
         #expect(m.selectedPeer == nil)
+    }
+
+    @Test func aLobbyEmptiedAgainIgnoresEnter() {
+        var m = FullScreenModel(color: false)
         m.apply(.peerFound(bob))
         m.apply(.peerLost(bob, reason: "left"))
         #expect(m.key(.enter) == nil)
     }
+}
 
-    @Test func aPeerAddedByAddressFromTheLobby() {
-        var local = FullScreenModel(color: false)
-        #expect(local.key(.char("a")) == nil && local.addressEntry == nil, "no network, no address to add")
+/// `a` in the lobby: a peer added by its address.
+@Suite struct FullScreenAddressTests {
+    func networked() -> FullScreenModel {
         var m = FullScreenModel(color: false)
         m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        return m
+    }
+
+    @Test func withoutANetworkThereIsNoAddressToAdd() {
+        var local = FullScreenModel(color: false)
+        #expect(local.key(.char("a")) == nil && local.addressEntry == nil)
+    }
+
+    @Test func aTypedAddressConnects() {
+        var m = networked()
         #expect(m.key(.char("a")) == nil && m.addressEntry == "")
         for c in "198.18.1.7:50009" { #expect(m.key(.char(c)) == nil) }
-        #expect(m.key(.char("q")) == nil, "q is typed, not quit, while an address is typed")
-        #expect(m.key(.backspace) == nil)
         #expect(m.promptText?.contains("198.18.1.7:50009_") == true)
         #expect(m.key(.enter) == .connect("198.18.1.7:50009"))
         #expect(m.addressEntry == nil)
+    }
+
+    @Test func qIsTypedNotQuitWhileAnAddressIsTypedAndBackspaceTakesItBack() {
+        var m = networked()
+        _ = m.key(.char("a"))
+        for c in "h1" { _ = m.key(.char(c)) }
+        #expect(m.key(.char("q")) == nil)
+        #expect(m.addressEntry == "h1q")
+        #expect(m.key(.backspace) == nil)
+        #expect(m.addressEntry == "h1")
+    }
+
+    @Test func escapeDropsATypedAddress() {
+        var m = networked()
         _ = m.key(.char("a"))
         _ = m.key(.char("x"))
         #expect(m.key(.escape) == nil && m.addressEntry == nil && m.promptText == nil)
-        #expect(m.key(.char("a")) == nil && m.key(.enter) == nil, "an empty address connects nowhere")
     }
 
-    @Test func incomingInvitationYesNo() {
+    @Test func anEmptyAddressConnectsNowhere() {
+        var m = networked()
+        #expect(m.key(.char("a")) == nil)
+        #expect(m.key(.enter) == nil)
+    }
+}
+
+/// Invitations in the lobby: answering one, withdrawn ones, and our own.
+@Suite struct FullScreenInvitationTests {
+    func invitedByBob() -> FullScreenModel {
         var m = FullScreenModel(color: false)
         m.apply(.peerFound(bob))
         m.apply(.invited(by: bob, size: .classic))
+        return m
+    }
+
+    @Test func yAcceptsAnInvitationOnce() {
+        var m = invitedByBob()
         #expect(screen(m).contains { $0.contains("bob invites you to play: y / n") })
         #expect(m.key(.char("y")) == .accept)
         #expect(m.incoming == nil)
         #expect(m.key(.char("y")) == nil)
+    }
 
-        m.apply(.invited(by: bob, size: .classic))
+    @Test func nDeclinesAnInvitation() {
+        var m = invitedByBob()
         #expect(m.key(.char("n")) == .decline)
         #expect(m.incoming == nil)
         #expect(!screen(m).contains { $0.contains("invites you") })
+    }
 
-        m.apply(.invited(by: bob, size: .classic))
+    @Test func aWithdrawnInvitationIsSaidAndNeedsNoAnswer() {
+        var m = invitedByBob()
         m.apply(.inviteCancelled(by: bob))
         #expect(m.incoming == nil)
         #expect(screen(m).contains { $0.contains("bob withdrew the invitation") })
         #expect(m.key(.char("y")) == nil)
     }
 
-    @Test func enterOnAnInvitationPromptAnswersOrSaysWhatToDo() {
+    @Test func enterOnAnotherPeerSaysToAnswerFirst() {
         let cleo = peer("cleo", 9)
         var m = FullScreenModel(color: false)
         m.apply(.peerFound(bob))
@@ -209,23 +343,39 @@ import TicTacTime
         let lines = screen(m)
         #expect(lines.contains { $0.contains("Answer cleo's invitation first: y / n") })
         #expect(!lines.contains { $0.contains("finish the current game") })
+    }
+
+    @Test func enterOnThePeerWhoInvitesAccepts() {
+        let cleo = peer("cleo", 9)
+        var m = FullScreenModel(color: false)
+        m.apply(.peerFound(bob))
+        m.apply(.peerFound(cleo))
+        m.apply(.invited(by: cleo, size: .classic))
         _ = m.key(.down)
-        #expect(m.key(.enter) == .accept) // Enter on the one who invites: yes
+        #expect(m.key(.enter) == .accept)
         #expect(m.incoming == nil)
     }
 
-    @Test func outgoingInvitationCancel() {
+    /// The lobby after inviting bob: our invitation waits.
+    func invitingBob() -> FullScreenModel {
         var m = FullScreenModel(color: false, unicode: true)
         m.apply(.peerFound(bob))
         #expect(m.key(.enter) == .invite(bob.id.description))
         m.apply(.inviteSent(to: bob))
+        return m
+    }
+
+    @Test func oneOutgoingInvitationAtATimeAndCCancelsIt() {
+        var m = invitingBob()
         #expect(screen(m).contains { $0.contains("Waiting for bob… (c to cancel)") })
-        #expect(m.key(.enter) == nil) // one invitation at a time
+        #expect(m.key(.enter) == nil)
         #expect(m.key(.char("c")) == .cancel)
         #expect(m.outgoing == nil)
         #expect(!screen(m).contains { $0.contains("Waiting for") })
+    }
 
-        m.apply(.inviteSent(to: bob))
+    @Test func anUnansweredInvitationIsSaid() {
+        var m = invitingBob()
         m.apply(.declined(by: bob, reason: .noAnswer))
         #expect(m.outgoing == nil)
         #expect(screen(m).contains { $0.contains("No answer from bob") })

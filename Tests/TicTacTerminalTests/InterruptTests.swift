@@ -52,7 +52,6 @@ final class PtyProcess {
     }
 
     /// Reads what the process drew until it contains `text`; false after `timeout`.
-    @discardableResult
     func await(_ text: String, timeout: Double = 10) -> Bool {
         let end = Date().addingTimeInterval(timeout)
         let needle = Array(text.utf8)
