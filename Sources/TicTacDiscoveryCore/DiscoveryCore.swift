@@ -283,7 +283,7 @@ public struct DiscoveryCore: SansIOCore {
     // MARK: - Other sources
 
     /// A source other than broadcast (DNS-SD) sees a peer, or sees it change.
-    private mutating func sighted(_ s: Sighting, now: Instant) {
+    private mutating func sighted(_ s: PresencePeer, now: Instant) {
         guard s.id != local.id else { return }
         guard hasRoom(for: s.id) else { return counters.tableFull += 1 }
         let view = View(name: s.name, addresses: Dictionary(s.addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),

@@ -18,12 +18,12 @@ private func seen(_ name: String, _ id: ID128 = bob, port: UInt16 = 5000, games:
 @Suite struct DNSSDSightingsTests {
     @Test func eachServiceSaysWhichPortIsWhich() {
         var game = DNSSDSightings(service: .tictactoe), field = DNSSDSightings(service: .field)
-        #expect(game.inputs(for: .up(seen("bob"))) == [.sighted(Sighting(
-            id: bob, via: .dnssd, name: "bob", addresses: ["198.18.0.2"], port: 5000, fieldPort: 0,
-            capabilities: [.tictactoe], versions: 1...1, state: .idle))])
-        #expect(field.inputs(for: .up(seen("bob", port: 9000, games: [.field]))) == [.sighted(Sighting(
-            id: bob, via: .fieldDNSSD, name: "bob", addresses: ["198.18.0.2"], port: 0, fieldPort: 9000,
-            capabilities: [.field], versions: 1...1, state: .idle))])
+        #expect(game.inputs(for: .up(seen("bob"))) == [.sighted(PresencePeer(
+            id: bob, name: "bob", addresses: ["198.18.0.2"], port: 5000, fieldPort: 0,
+            capabilities: [.tictactoe], versions: 1...1, state: .idle, via: .dnssd))])
+        #expect(field.inputs(for: .up(seen("bob", port: 9000, games: [.field]))) == [.sighted(PresencePeer(
+            id: bob, name: "bob", addresses: ["198.18.0.2"], port: 0, fieldPort: 9000,
+            capabilities: [.field], versions: 1...1, state: .idle, via: .fieldDNSSD))])
         #expect(game.inputs(for: .registered("ann #2")).isEmpty && game.inputs(for: .unavailable("no")).isEmpty)
     }
 

@@ -203,22 +203,22 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         for n in 0..<200 as Range<UInt64> { a.handle(.datagram(announce(n), from: "10.1.\(n / 200).\(n % 200)"), now: at(0)) }
         #expect(a.peers.count == 50 && a.counters.tableFull == 150)
         // A DNS-SD sighting is held to the same bound; a peer already in the table still updates.
-        a.handle(.sighted(Sighting(id: ID128(high: 9, low: 9), via: .dnssd, name: "late", addresses: ["198.18.0.9"], port: 1,
-                  capabilities: [.tictactoe], versions: 1...1, state: .idle)), now: at(1))
+        a.handle(.sighted(PresencePeer(id: ID128(high: 9, low: 9), name: "late", addresses: ["198.18.0.9"], port: 1,
+                  capabilities: [.tictactoe], versions: 1...1, state: .idle, via: .dnssd)), now: at(1))
         #expect(a.peers.count == 50 && a.counters.tableFull == 151)
         a.handle(.datagram(announce(0), from: "10.1.0.0"), now: at(1))
         #expect(a.counters.tableFull == 151)
         // Once the forged ones expire (3 of their 2 s intervals), there is room again.
         a.handleTimeout(now: at(10_000))
-        a.handle(.sighted(Sighting(id: ID128(high: 9, low: 9), via: .dnssd, name: "late", addresses: ["198.18.0.9"], port: 1,
-                  capabilities: [.tictactoe], versions: 1...1, state: .idle)), now: at(10_000))
+        a.handle(.sighted(PresencePeer(id: ID128(high: 9, low: 9), name: "late", addresses: ["198.18.0.9"], port: 1,
+                  capabilities: [.tictactoe], versions: 1...1, state: .idle, via: .dnssd)), now: at(10_000))
         #expect(a.peers.contains { $0.name == "late" })
     }
 
     @Test func dnssdAndBroadcastMergeByInstanceID() throws {
         var a = core(1, "ann"), b = core(2, "ben", interval: .seconds(1))
-        a.handle(.sighted(Sighting(id: b.local.id, via: .dnssd, name: "ben #2", addresses: ["198.18.0.2"], port: 40000,
-                  capabilities: [.tictactoe], versions: 1...1, state: .idle)), now: at(0))
+        a.handle(.sighted(PresencePeer(id: b.local.id, name: "ben #2", addresses: ["198.18.0.2"], port: 40000,
+                  capabilities: [.tictactoe], versions: 1...1, state: .idle, via: .dnssd)), now: at(0))
         guard case let .found(p0) = a.drain().events.first else { Issue.record("not found"); return }
         #expect(p0.via == .dnssd && p0.name == "ben #2")
         b.handle(.start, now: at(0))
@@ -239,8 +239,8 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         var a = core(1, "ann"), b = core(2, "ben")
         let v6 = "fe80::2%2"
         func dnssd(_ ms: Int64, state: PresenceState = .idle) {
-            a.handle(.sighted(Sighting(id: b.local.id, via: .dnssd, name: "ben", addresses: [v6], port: 40000,
-                      capabilities: [.tictactoe], versions: 1...1, state: state)), now: at(ms))
+            a.handle(.sighted(PresencePeer(id: b.local.id, name: "ben", addresses: [v6], port: 40000,
+                      capabilities: [.tictactoe], versions: 1...1, state: state, via: .dnssd)), now: at(ms))
         }
         b.handle(.start, now: at(0))
         let announce = try #require(b.drain().sent.first { if case .announce = $0 { true } else { false } })
@@ -269,8 +269,8 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         for m in b.drain().sent { a.handle(.datagram(m.encoded(), from: "198.18.0.2"), now: at(1)) }
         _ = a.drain()
         // `_spherenet._udp` (Protocol.md §11) says: the field, at UDP port 9000.
-        a.handle(.sighted(Sighting(id: b.local.id, via: .fieldDNSSD, name: "ben #2", addresses: ["198.18.0.2"], port: 0, fieldPort: 9000,
-                  capabilities: [.field], versions: 1...1, state: .idle)), now: at(2))
+        a.handle(.sighted(PresencePeer(id: b.local.id, name: "ben #2", addresses: ["198.18.0.2"], port: 0, fieldPort: 9000,
+                  capabilities: [.field], versions: 1...1, state: .idle, via: .fieldDNSSD)), now: at(2))
         guard case let .updated(p) = a.drain().events.first else { Issue.record("not updated"); return }
         #expect(p.fieldPort == 9000 && p.port == 7000 && p.capabilities == [.tictactoe, .bot, .field])
         #expect(p.state == .playing && p.name == "ben" && p.via == [.broadcast, .fieldDNSSD] && p.via.names == ["broadcast", "dns-sd"])
@@ -279,8 +279,8 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         #expect(q.fieldPort == 0 && q.capabilities == [.tictactoe, .bot] && q.via == .broadcast)
         // A participant known only by the field's service: the field alone, no TCP port.
         let c = ID128(high: 3, low: 3)
-        a.handle(.sighted(Sighting(id: c, via: .fieldDNSSD, name: "cat", addresses: ["198.18.1.3"], port: 0, fieldPort: 9001,
-                  capabilities: [.field], versions: 1...1, state: .idle)), now: at(4))
+        a.handle(.sighted(PresencePeer(id: c, name: "cat", addresses: ["198.18.1.3"], port: 0, fieldPort: 9001,
+                  capabilities: [.field], versions: 1...1, state: .idle, via: .fieldDNSSD)), now: at(4))
         guard case let .found(r) = a.drain().events.first else { Issue.record("not found"); return }
         #expect(r.capabilities == [.field] && r.fieldPort == 9001 && r.port == 0 && r.via.names == ["dns-sd"])
     }

@@ -18,8 +18,8 @@ public struct DNSSDSightings: Sendable {
     /// The presence source this service's sightings count as.
     public var source: PeerSources { service == .tictactoe ? .dnssd : .fieldDNSSD }
 
-    /// A resolved instance as the presence table takes it (Sighting's one mapping).
-    public func sighting(_ s: DNSSDSighting) -> Sighting { Sighting(s, service: service) }
+    /// A resolved instance as the presence table takes it (PresencePeer's one mapping from DNS-SD).
+    public func sighting(_ s: DNSSDSighting) -> PresencePeer { PresencePeer(s, service: service) }
 
     /// The inputs one event makes, in order; none for `.registered` and `.unavailable`, which
     /// are for the player, not the table.
