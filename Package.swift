@@ -60,7 +60,7 @@ let package = Package(
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
             "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
-            "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacWire", "TicTacTime",
+            "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The durable history: peers, games, moves and scores in one SQLite file (GRDB; GRDB's

@@ -11,9 +11,12 @@ public enum BotApp {
         let logger = Logger(label: "tictac.bot")
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
+        let state = setup.openState()
+        for notice in state.notices { logger.warning("\(notice)") }
+        state.notify = { logger.warning("\($0)") }
         let daemon = try setup.makeDaemon(reactor: reactor, name: try setup.displayName(suffix: "-bot"),
                                           capabilities: [.tictactoe, .bot], bot: Bot(level: config.level),
-                                          maxLargeGames: config.maxLargeGames, gameEvents: GameCounter.gameEvents)
+                                          maxLargeGames: config.maxLargeGames, gameEvents: GameCounter.gameEvents, state: state)
         if let notice = setup.startDiscovery(daemon, notify: { logger.warning("\($0)") }) {
             logger.warning("\(notice)")
         }

@@ -46,8 +46,12 @@ public struct DaemonSettings: Sendable {
     /// A peer silent this long is gone.
     public var peerTimeout: Duration = .seconds(5)
     public var maxLinksPerAddress = 32
-    /// The key's file (`--identity`); nil: a fresh key per run.
+    /// The key's file (`--identity`); nil: the state directory's.
     public var identityFile: String?
+    /// `--state-dir`; nil: `$XDG_STATE_HOME/tictac`, else `~/.local/state/tictac`.
+    public var stateDirectory: String?
+    /// `--ephemeral` (also implied by `--seed`): a throwaway id and no history.
+    public var ephemeral = false
     /// Every random draw from this seed (a test option), else the system's.
     public var seed: UInt64?
     public var discovery: DiscoverySettings

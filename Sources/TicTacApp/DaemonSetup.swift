@@ -48,12 +48,23 @@ struct DaemonSetup {
         }
     }
 
+    /// What this run keeps: nothing with `--ephemeral` or `--seed` (a test's seeded key must
+    /// come from the seed), else the state directory (`--state-dir` or the default).
+    func openState() -> DaemonState {
+        if settings.ephemeral || settings.seed != nil { return DaemonState() }
+        var env: [String: String] = [:]
+        for name in ["XDG_STATE_HOME", "HOME"] { env[name] = getenv(name).map { String(cString: $0) } }
+        return DaemonState(path: settings.stateDirectory ?? StateDirectory.defaultPath(environment: env))
+    }
+
+    /// The daemon, with what it keeps (`state`: its notices are for the player).
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120), maxLargeGames: Int = 2,
-                    gameEvents: GameEventKinds = .all) throws(AppFailure) -> Daemon {
+                    gameEvents: GameEventKinds = .all, state: DaemonState? = nil) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
-        let key = try settings.identityFile.map { path throws(AppFailure) in
+        let keyFile = settings.identityFile ?? state?.directory?.identityPath
+        let key = try keyFile.map { path throws(AppFailure) in
             try AppFailure.attempt(.config, nil) { try IdentityFile.loadOrCreate(path: path, using: &keyRandom) }
         }
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities, makeRandom: random.makeGenerator)
@@ -63,6 +74,10 @@ struct DaemonSetup {
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
         config.gameEvents = gameEvents
+        if let state, state.store != nil {
+            config.keepsHistory = true
+            config.scores = state.scores()
+        }
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {
             try Daemon(reactor: reactor, config: config, port: port)
@@ -70,6 +85,12 @@ struct DaemonSetup {
         daemon.maxLinksPerAddress = settings.maxLinksPerAddress
         let logger = Logger(label: "tictac.daemon")
         daemon.onLog = { logger.notice("\($0)") }
+        if let state, state.store != nil {
+            let us = config.instanceID
+            daemon.onRecord = { state.record($0, us: us) } // the closure keeps the state (and its lock) alive
+        } else if let state {
+            daemon.onRecord = { _ in _ = state } // the directory's lock lives as long as the daemon
+        }
         return daemon
     }
 

@@ -115,6 +115,7 @@ public struct LocalMatch {
                 case let .send(m): if let d = carried(m) { botSide.handle(.received(d), now: now) }
                 case let .show(e): output.append(.game(e, opponent: opponent))
                 case let .fail(code, message): output.append(.error(code: code.description, message: message))
+                case .record: break // a local game keeps no history
                 }
             }
             for action in botSide.pollActions() {
@@ -124,6 +125,7 @@ public struct LocalMatch {
                 case .show(.yourTurn): if !hotSeat { botMove(now: now) }
                 case .show: break
                 case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? Self.playerTwo : "bot"): \(message)"))
+                case .record: break
                 }
             }
         }

@@ -19,8 +19,9 @@ public enum PlayApp {
         if config.local { return try runLocal(config, setup: setup, terminal: terminal) }
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
+        let state = setup.openState()
         let daemon = try setup.makeDaemon(reactor: reactor, name: try setup.displayName(), capabilities: [.tictactoe],
-                                          bot: nil, moveTime: .seconds(config.moveTime))
+                                          bot: nil, moveTime: .seconds(config.moveTime), state: state)
         let front = makeFront(config, terminal: terminal)
         // The same daemon serves the collaborative field: `f` in the lobby, `field` in plain mode.
         var system = SystemRandomNumberGenerator()
@@ -38,11 +39,12 @@ public enum PlayApp {
         (fieldFront as? PlainFieldFront)?.output = (front as? PlainFront)?.output // one stdout queue, in order
         let player = try AppFailure.attempt(.osErr, nil) { try NetworkPlayer(reactor: reactor, daemon: daemon, front: front, field: field) }
         let notice = setup.startDiscovery(daemon) { [unowned player] in player.notify($0) }
+        state.notify = { [unowned player] in player.notify($0) }
         if config.daemon.discovery.dnssd, let presence = daemon.presence {
             // Published while the field is open; `_tictactoe._tcp`'s agent already tells of outages.
             field.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), presence: presence)
         }
-        let notices = [notice, logNotice].compactMap { $0 }.map { OutputEvent.notice($0) }
+        let notices = (state.notices + [notice, logNotice].compactMap { $0 }).map { OutputEvent.notice($0) }
         try AppFailure.attempt(.osErr, nil) { try player.run(connectTo: peers, notices: notices) }
         return player.exitStatus
     }

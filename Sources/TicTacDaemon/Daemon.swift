@@ -19,6 +19,9 @@ public final class Daemon {
     public var onEvent: (DaemonEvent) -> Void = { _ in }
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
     public var onLog: (String) -> Void = { _ in }
+    /// Stores a game fact in the history (`DaemonConfig.keepsHistory`), synchronously: the
+    /// frames queued after it leave only once it returns.
+    public var onRecord: (GameFactRecord) -> Void = { _ in }
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
     /// Set it before connections are made (each link is wired when it opens).
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
@@ -403,6 +406,8 @@ public final class Daemon {
             case let .think(job):
                 sendBatch()
                 think(job)
+            case let .record(fact):
+                onRecord(fact) // before any later frame leaves; earlier ones may wait in the batch
             }
         }
         sendBatch()
@@ -417,7 +422,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think: break // carried out in the first pass
+                case .send, .close, .dial, .think, .record: break // carried out in the first pass
                 }
             }
         }

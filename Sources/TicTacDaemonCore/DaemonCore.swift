@@ -60,7 +60,7 @@ public final class DaemonCore: SansIOCore {
         deadlines = LinkDeadlines(config: config, inviteGrace: Self.inviteGrace)
         outbox = Outbox(deadlines: deadlines)
         handshake = Handshake(config: config)
-        lobby = Lobby(links: links, outbox: outbox)
+        lobby = Lobby(links: links, outbox: outbox, scores: config.scores)
         matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
     }
@@ -299,12 +299,15 @@ public final class DaemonCore: SansIOCore {
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
-        if link.match != nil { outbox.emit(.disconnected(peer, reason: why)) }
+        if link.match != nil {
+            matches.stopped(link)
+            outbox.emit(.disconnected(peer, reason: why))
+        }
         if let successor { invitations.move(from: link, to: successor) }
-        if let game = link.game, !others.isEmpty { lobby.scores[peer.id] = game.score }
+        if let game = link.game, !others.isEmpty || config.keepsHistory { lobby.scores[peer.id] = game.score }
         links.remove(id)
-        if others.isEmpty { // the score is kept while some link to the peer remains
-            lobby.scores[peer.id] = nil
+        if others.isEmpty { // without a history the score is kept while some link to the peer remains
+            if !config.keepsHistory { lobby.scores[peer.id] = nil }
             matches.bot.wants.remove(peer.id)
         }
         guard announced else { return }

@@ -47,6 +47,10 @@ public struct DaemonConfig {
     /// of both players' nonzero asks; our daemon resigns for our player when it runs out, and
     /// ends a game whose peer overruns it by `GameSession.moveGrace` (Protocol.md §9).
     public var moveTime: Duration = .seconds(120)
+    /// A history is kept: games queue `DaemonAction.record` for every start, move and end.
+    public var keepsHistory = false
+    /// Each opponent's score so far (from the history), carried on into new matches.
+    public var scores: [ID128: Score] = [:]
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.
@@ -143,9 +147,34 @@ public enum DaemonAction: Sendable, Equatable {
     /// A line for the operator's log (stderr), not the player: a stranger's bad input, an
     /// automatic action that failed. Never shown by the front.
     case log(String)
+    /// Store this in the history before carrying out the actions after it (a move is stored
+    /// before its frame leaves). Only when `DaemonConfig.keepsHistory`.
+    case record(GameFactRecord)
     /// Run this bot search off the loop's thread and give the result to `botMoveReady` (one is
     /// handed out at a time; the next waits for that answer).
     case think(BotSearchJob)
+}
+
+/// A game fact with the match it belongs to (`DaemonAction.record`).
+public struct GameFactRecord: Sendable, Equatable {
+    public var peer: ID128
+    /// The name the peer proved its id under.
+    public var peerName: String
+    /// The accepted invitation's id.
+    public var match: ID128
+    public var size: BoardSize
+    /// The game number within the match this fact is about (1 for the first).
+    public var number: Int
+    public var fact: GameFact
+
+    public init(peer: ID128, peerName: String, match: ID128, size: BoardSize, number: Int, fact: GameFact) {
+        self.peer = peer
+        self.peerName = peerName
+        self.match = match
+        self.size = size
+        self.number = number
+        self.fact = fact
+    }
 }
 
 /// Commands from the player.

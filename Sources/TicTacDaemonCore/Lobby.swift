@@ -10,12 +10,14 @@ import TicTacWire
 final class Lobby {
     /// Peers discovery sees, by instance id (whether or not we have a link to them).
     private(set) var present: [ID128: PresencePeer] = [:]
-    /// Each peer's running score from earlier matches, while some link to it remains.
-    var scores: [ID128: Score] = [:]
+    /// Each peer's running score from earlier matches: from the history when one is kept, else
+    /// while some link to the peer remains.
+    var scores: [ID128: Score]
     private let links: LinkRegistry
     private let outbox: Outbox
 
-    init(links: LinkRegistry, outbox: Outbox) {
+    init(links: LinkRegistry, outbox: Outbox, scores: [ID128: Score] = [:]) {
+        self.scores = scores
         self.links = links
         self.outbox = outbox
     }

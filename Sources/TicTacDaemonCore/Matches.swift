@@ -36,6 +36,7 @@ final class Matches {
                                                         score: score, moveTime: config.moveTime))
         // The front's events, and those the bot acts on (drain).
         match.game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
+        match.game.recordsFacts = config.keepsHistory
         links.setActivity(link, .playing(match))
         match.game.handle(.start, now: now)
         drain(link, now: now)
@@ -45,6 +46,7 @@ final class Matches {
     /// `byUs`: our player left it (the peer's game frames in flight are then ignored).
     func end(_ link: Link, byUs: Bool) {
         guard let match = link.match, let peer = link.peer else { return }
+        stopped(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
         if byUs {
@@ -52,6 +54,19 @@ final class Matches {
             outbox.send(link, .cancel(gameID: match.id))
         }
         outbox.emit(.matchEnded(peer, byUs: byUs))
+    }
+
+    /// The game on `link` stops (its link is lost, or its match ends): a game still being played
+    /// is recorded as interrupted.
+    func stopped(_ link: Link) {
+        guard config.keepsHistory, let match = link.match, let peer = link.peer else { return }
+        switch match.game.state {
+        case .rollingDice, .myTurn, .opponentTurn:
+            outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id, size: match.game.size,
+                                                 number: match.game.round, fact: .interrupted)))
+        case .beginning, .interrupted, .done:
+            break
+        }
     }
 
     /// A game frame from the peer.
@@ -111,6 +126,11 @@ final class Matches {
                     }
                 case let .fail(code, text):
                     return outbox.fail(link, code, text)
+                case let .record(fact):
+                    guard let peer = link.peer, let match = link.match else { continue }
+                    let number = if case let .started(n) = fact { n } else { match.game.round }
+                    outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id,
+                                                         size: match.game.size, number: number, fact: fact)))
                 }
             }
             pending.clearKeepingCapacity()

@@ -65,6 +65,10 @@ public struct GameSession: SansIOCore {
     /// The events the owner is given (`.show` actions); the others are not queued. The game runs
     /// the same whatever is left out.
     public var shownEvents: GameEventKinds = .all
+    /// Set when a history is kept: the game then queues `.record` actions for it.
+    public var recordsFacts = false
+    /// The game's id once the roll decided (`GameKey`); nil before.
+    public private(set) var key: ID128?
 
     /// Where the game is, with what only that state holds.
     private enum Phase {
@@ -86,6 +90,8 @@ public struct GameSession: SansIOCore {
     /// Games started on each side: one per RESET sent and per RESET received. The peer's messages
     /// belong to its round, so a message sent before the peer saw our game end is told apart.
     private var ourRound = 0
+    /// The game number on our side within the match (1 for the first; 0 before it starts).
+    public var round: Int { ourRound }
     private var peerRound = 0
     private var crossing = Crossing()
 
@@ -163,6 +169,7 @@ public struct GameSession: SansIOCore {
             guard case .playing(ourTurn: true, _) = phase else { throw .notYourTurn(state) }
             do { try board.place(piece, at: cell) } catch { throw .illegal(error) }
             moves.append(cell)
+            record(.moved(number: moves.count, cell: cell, byUs: true)) // before the frame leaves
             emit(.send(.move(cell: UInt16(cell))))
             showBoard()
             if !finishIfOver(after: cell, ending: .ourMove, now: now) {
@@ -203,7 +210,7 @@ public struct GameSession: SansIOCore {
             // The peer's daemon should have sent TIME_UP at its clock; past the grace it is
             // silent or modified. The game is ours, and the link closes (Protocol.md §9).
             show(.timeUp(yours: false, clock: .move))
-            end(.won, line: nil, ending: .settled, now: now)
+            end(.won, line: nil, ending: .settled, now: now, how: .time)
             fail(GameFault(.timeout, "no MOVE within the \(agreedMoveTime) s move clock and \(Self.moveGrace) of grace: the game is forfeit"))
         case .beginning, .interrupted:
             break
@@ -242,7 +249,9 @@ public struct GameSession: SansIOCore {
         moves.removeAll(keepingCapacity: true)
         piece = .empty
         agreedMoveTime = 0
+        key = nil
         ourRound += 1
+        record(.started(number: ourRound))
         emit(.send(.reset))
         // Keep a commitment the peer already sent for this game (it followed its RESET).
         var exchange = peerRound == ourRound ? RollExchange(keepingCommitmentOf: early) : RollExchange()
@@ -308,6 +317,8 @@ public struct GameSession: SansIOCore {
         }
         guard let decision = try exchange.decision() else { return phase = .rolling(exchange, deadline: deadline) }
         let first = decision.weMoveFirst
+        if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
+        if let key { record(.decided(weMoveFirst: first, key: key)) }
         agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
         piece = first ? .o : .x
         startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
@@ -325,6 +336,7 @@ public struct GameSession: SansIOCore {
                 throw GameFault(.illegalMove, "illegal MOVE: \(error)")
             }
             moves.append(cell)
+            record(.moved(number: moves.count, cell: cell, byUs: false))
             show(.opponentMoved(cell: cell))
             showBoard()
             if !finishIfOver(after: cell, ending: .theirMove, now: now) {
@@ -336,7 +348,7 @@ public struct GameSession: SansIOCore {
         case (.opponentTurn, .timeUp):
             // The peer's own clock ran out in its turn: a resignation that says why (§9).
             show(.timeUp(yours: false, clock: .move))
-            end(.won, line: nil, ending: .theirResign, now: now)
+            end(.won, line: nil, ending: .theirResign, now: now, how: .time)
         default:
             throw GameFault.rejecting(message, stateContext)
         }
@@ -347,6 +359,7 @@ public struct GameSession: SansIOCore {
         score.lost -= 1
         score.drawn += 1
         lastResult = .draw
+        record(.ended(.draw, how: .crossed))
         if case .done = phase { show(.gameOver(result: .draw, line: nil, resigned: true)) }
         show(.score(score))
     }
@@ -364,9 +377,12 @@ public struct GameSession: SansIOCore {
 
     /// Gives up the game: RESIGN from the player, TIME_UP when our own clock ran out.
     private mutating func resign(now: Instant, message: Message = .resign) {
+        let how: GameEnding = message == .timeUp ? .time : .resigned
+        record(.ended(.lost, how: how)) // stored before the peer hears it
         emit(.send(message))
         let inTheirTurn = state == .opponentTurn
-        end(.lost, line: nil, ending: .ourResign, now: now, resignedIn: inTheirTurn ? (board, piece.opponent) : nil)
+        end(.lost, line: nil, ending: .ourResign, now: now, resignedIn: inTheirTurn ? (board, piece.opponent) : nil,
+            how: how, recorded: true)
     }
 
     /// Ends the game if the last move (on `cell`) won or filled the board.
@@ -383,13 +399,15 @@ public struct GameSession: SansIOCore {
     }
 
     private mutating func end(_ result: GameResult, line: [Int]?, ending: Crossing.Ending, now: Instant,
-                              resignedIn: (board: Board, theirPiece: Piece)? = nil) {
+                              resignedIn: (board: Board, theirPiece: Piece)? = nil, how: GameEnding? = nil,
+                              recorded: Bool = false) {
         switch result {
         case .won: score.won += 1
         case .lost: score.lost += 1
         case .draw: score.drawn += 1
         }
         lastResult = result
+        if recordsFacts, !recorded { record(.ended(result, how: how ?? Self.how(ending, line: line))) }
         crossing.ended(ending, resignedIn: resignedIn)
         phase = .done(rematchAt: now + rematchDelay, early: RollExchange())
         show(.gameOver(result: result, line: line, resigned: ending == .ourResign || ending == .theirResign))
@@ -402,6 +420,19 @@ public struct GameSession: SansIOCore {
     }
 
     private mutating func emit(_ action: consuming GameAction) { actions.append(action) }
+
+    private mutating func record(_ fact: GameFact) {
+        if recordsFacts { actions.append(.record(fact)) }
+    }
+
+    /// How the history names an ending the caller did not name.
+    private static func how(_ ending: Crossing.Ending, line: [Int]?) -> GameEnding {
+        switch ending {
+        case .ourMove, .theirMove: line == nil ? .full : .line
+        case .ourResign, .theirResign: .resigned
+        case .settled: .forfeit
+        }
+    }
 
     /// The board after a move, built only when it is shown (a headless bot never reads it).
     private mutating func showBoard() {

@@ -91,6 +91,8 @@ public enum GameAction: Sendable, Equatable {
     case show(GameEvent)
     /// The peer broke the protocol: send ERROR(code, message) and close the connection.
     case fail(ErrorCode, String)
+    /// For the history (`GameSession.recordsFacts`): store it before the frames that follow.
+    case record(GameFact)
 }
 
 /// What happens to the game from outside it: never refused (a remote fault becomes `.fail`).

@@ -29,6 +29,8 @@ public struct GameRecord: Sendable, Equatable {
     /// The accepted invitation's id, and the game's number within that match (1, 2, ...).
     public let matchID: ID128
     public let number: Int
+    /// The game's id from both rolls (`GameKey`); nil until the roll decided.
+    public let key: ID128?
     public let peerID: ID128
     /// The opponent's last known name.
     public let peerName: String

@@ -83,21 +83,22 @@ public final class GameStore {
                 """, arguments: [peer.description, peerName, ms, ms])
             try db.execute(sql: """
                 INSERT INTO games (matchID, number, peerID, ourID, rows, cols, k, startedAt, state)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing') ON CONFLICT (matchID, number) DO NOTHING
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing') ON CONFLICT (peerID, matchID, number) DO NOTHING
                 """, arguments: [match.description, number, peer.description, us.description,
                                  size.rows, size.cols, size.k, ms])
-            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM games WHERE matchID = ? AND number = ?",
-                                              arguments: [match.description, number]) else {
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM games WHERE peerID = ? AND matchID = ? AND number = ?",
+                                              arguments: [peer.description, match.description, number]) else {
                 throw StoreError.failed(path, message: "the game just stored is missing")
             }
             return id
         }
     }
 
-    /// Records who moves first, once the roll has decided.
-    public func firstMoveDecided(game: Int64, weMoveFirst: Bool) throws(StoreError) {
+    /// Records who moves first and the game's key (`GameKey`), once the roll has decided.
+    public func firstMoveDecided(game: Int64, weMoveFirst: Bool, key: ID128? = nil) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE games SET weMovedFirst = ? WHERE id = ?", arguments: [weMoveFirst, game])
+            try db.execute(sql: "UPDATE games SET weMovedFirst = ?, key = ? WHERE id = ?",
+                           arguments: [weMoveFirst, key?.description, game])
         }
     }
 
@@ -151,6 +152,36 @@ public final class GameStore {
         }
     }
 
+    /// Our score against every opponent with a finished game.
+    public func scores() throws(StoreError) -> [ID128: Score] {
+        try read { db in
+            var scores: [ID128: Score] = [:]
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT peerID, result, count(*) AS n FROM games WHERE state = 'finished' GROUP BY peerID, result
+                """)
+            for row in rows {
+                guard let peer = ID128(hex: try row.decode(String.self, forColumn: "peerID")) else { continue }
+                let n = try row.decode(Int.self, forColumn: "n")
+                switch try row.decode(String?.self, forColumn: "result") {
+                case "won": scores[peer, default: Score()].won = n
+                case "lost": scores[peer, default: Score()].lost = n
+                case "draw": scores[peer, default: Score()].drawn = n
+                default: break
+                }
+            }
+            return scores
+        }
+    }
+
+    /// Peers whose id starts with `prefix` (hex digits, either case).
+    public func peers(idPrefix prefix: String) throws(StoreError) -> [ID128] {
+        guard !prefix.isEmpty, prefix.allSatisfy(\.isHexDigit) else { return [] }
+        return try read { db in
+            try String.fetchAll(db, sql: "SELECT id FROM peers WHERE id LIKE ? ORDER BY lastSeen DESC",
+                                arguments: [prefix.lowercased() + "%"]).compactMap { ID128(hex: $0) }
+        }
+    }
+
     /// Peers whose last known name is `name` (case-insensitive).
     public func peers(named name: String) throws(StoreError) -> [ID128] {
         try read { db in
@@ -191,6 +222,7 @@ public final class GameStore {
         let result = try row.decode(String?.self, forColumn: "result")
         return GameRecord(
             id: id, matchID: try hexID("matchID"), number: try row.decode(forColumn: "number"),
+            key: try row.decode(String?.self, forColumn: "key").flatMap { ID128(hex: $0) },
             peerID: try hexID("peerID"), peerName: try row.decode(forColumn: "peerName"),
             rows: try row.decode(forColumn: "rows"), cols: try row.decode(forColumn: "cols"), k: try row.decode(forColumn: "k"),
             weMovedFirst: try row.decode(forColumn: "weMovedFirst"),

@@ -41,11 +41,19 @@ struct DaemonOptions: ParsableArguments {
     var maxLinksPerAddress = 32
 
     @Option(help: ArgumentHelp("""
-        Keep this daemon's key (and so its instance id) in FILE: read it, or create it \
-        (mode 0600) when missing. Suggested: $XDG_STATE_HOME/tictac/identity \
-        (~/.local/state/tictac/identity). Without it, a fresh key per run.
+        Keep this daemon's key (and so its instance id) in FILE instead of the state \
+        directory's: read it, or create it (mode 0600) when missing.
         """, valueName: "file"))
     var identity: String?
+
+    @Option(help: ArgumentHelp("""
+        Keep the identity key and the game history here (created mode 0700). Default: \
+        $XDG_STATE_HOME/tictac, else ~/.local/state/tictac.
+        """, valueName: "dir"))
+    var stateDir: String?
+
+    @Flag(help: "A throwaway id and no history (tests, benchmarks, a second daemon of yours).")
+    var ephemeral = false
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (on standard error, or --log-file).")
     var logLevel: Logger.Level = .warning
@@ -65,6 +73,9 @@ struct DaemonOptions: ParsableArguments {
             throw ValidationError("--seed is a test option (a seeded identity is guessable); it needs TICTAC_TEST_SEED_OK=1")
         }
         if let name { _ = try checked(try DisplayName(name)) }
+        if ephemeral, identity != nil || stateDir != nil {
+            throw ValidationError("--ephemeral keeps nothing: it cannot go with --identity or --state-dir")
+        }
         guard (0...65535).contains(port) else {
             throw ValidationError("--port must be 0 to 65535 (0: the system picks one), not \(port)")
         }
@@ -105,6 +116,8 @@ struct DaemonOptions: ParsableArguments {
         s.peerTimeout = .seconds(peerTimeout)
         s.maxLinksPerAddress = maxLinksPerAddress
         s.identityFile = identity
+        s.stateDirectory = stateDir
+        s.ephemeral = ephemeral
         s.seed = seed
         return s
     }

@@ -7,6 +7,6 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, SpheresCommand.self, ReplayCommand.self]
+        subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, HistoryCommand.self, SpheresCommand.self, ReplayCommand.self]
     )
 }

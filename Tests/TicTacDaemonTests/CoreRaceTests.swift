@@ -24,6 +24,8 @@ struct CoreNet {
     var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
     /// Lines for each core's operator log.
     var logs: [[String]]
+    /// History facts each core queued (`record`), in order.
+    var records: [[GameFactRecord]]
     /// Bot searches handed out (`think`) and not yet answered, per core.
     var thinks: [[BotSearchJob]]
     /// Every search handed out, per core, in order.
@@ -40,6 +42,7 @@ struct CoreNet {
         decoders = Array(repeating: [:], count: configs.count)
         dials = Array(repeating: [], count: configs.count)
         logs = Array(repeating: [], count: configs.count)
+        records = Array(repeating: [], count: configs.count)
         thinks = Array(repeating: [], count: configs.count)
         searched = Array(repeating: [], count: configs.count)
         sentBytes = Array(repeating: [], count: configs.count)
@@ -159,6 +162,8 @@ struct CoreNet {
                         events[i].append(e)
                     case let .log(line):
                         logs[i].append(line)
+                    case let .record(r):
+                        records[i].append(r)
                     case let .think(job):
                         thinks[i].append(job) // answered by `answerSearches`
                     }

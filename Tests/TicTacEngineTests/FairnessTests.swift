@@ -37,6 +37,7 @@ struct Duel {
             case let .send(m): sent.append(m)
             case let .show(e): shown.append(e)
             case let .fail(code, text): failure = (code, text)
+            case .record: break
             }
         }
     }

@@ -33,6 +33,9 @@ struct Pair {
     var shownA: [GameEvent] = []
     var shownB: [GameEvent] = []
     var failures: [(side: Character, code: ErrorCode, message: String)] = []
+    /// The history facts each side queued (`recordsFacts`).
+    var factsA: [GameFact] = []
+    var factsB: [GameFact] = []
     private var toA: [Message] = []
     private var toB: [Message] = []
 
@@ -108,6 +111,7 @@ struct Pair {
             case let .send(m): toB.append(m)
             case let .show(e): shownA.append(e)
             case let .fail(c, s): failures.append(("a", c, s))
+            case let .record(f): factsA.append(f)
             }
         }
         for action in b.pollActions() {
@@ -115,6 +119,7 @@ struct Pair {
             case let .send(m): toA.append(m)
             case let .show(e): shownB.append(e)
             case let .fail(c, s): failures.append(("b", c, s))
+            case let .record(f): factsB.append(f)
             }
         }
     }

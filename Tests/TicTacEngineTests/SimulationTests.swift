@@ -152,7 +152,7 @@ struct Simulation {
                         sides[1 - i].chaosAt = now + .seconds(5) + .milliseconds(Int64(sides[i].rng.next() % 400))
                         sides[i].chaosAt = now + .seconds(6) // the staller itself just waits
                     }
-                case .show:
+                case .show, .record:
                     break
                 case let .fail(code, message):
                     return "side \(i) failed: \(code) \(message)"

@@ -1,0 +1,124 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemon
+import TicTacDaemonCore
+import TicTacEngine
+import TicTacStore
+import TicTacWire
+
+/// What a daemon keeps between runs: its state directory (held locked while it runs), the
+/// identity key in it, and the game history. Every failure is a notice and a smaller daemon
+/// (a throwaway id, or play without history), never the end of the start.
+final class DaemonState {
+    /// Held for the daemon's life: its lock keeps a second daemon out.
+    let directory: StateDirectory?
+    private(set) var store: GameStore?
+    /// One line each for the player, about what could not be kept.
+    private(set) var notices: [String] = []
+    /// The store's row for the game each match is playing (facts name the match and number).
+    private var games: [ID128: (number: Int, row: Int64)] = [:]
+    /// Where later notices go (a store that fails mid-run).
+    var notify: (String) -> Void = { _ in }
+
+    /// Nothing kept: `--ephemeral`, `--seed`.
+    init() {
+        directory = nil
+    }
+
+    /// Opens the state directory at `path` (`--state-dir` or the default) and its history.
+    init(path: String?) {
+        guard let path else {
+            directory = nil
+            notices.append("no state directory (neither XDG_STATE_HOME nor HOME is set): a throwaway id and no history")
+            return
+        }
+        do {
+            directory = try StateDirectory(path: path)
+        } catch {
+            directory = nil
+            let advice = error == .inUse(path) ? "; give this one its own --state-dir to keep one" : ""
+            notices.append("\(error): this daemon uses a throwaway id and keeps no history\(advice)")
+            return
+        }
+        openStore()
+    }
+
+    private func openStore() {
+        guard let directory else { return }
+        // Created private before SQLite opens it (its journal files take the same mode).
+        let fd = open(directory.historyPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { close(fd) }
+        do {
+            store = try GameStore(path: directory.historyPath)
+        } catch {
+            notices.append("history off: \(error); play goes on without it")
+        }
+    }
+
+    /// Every opponent's score from the history (empty without one).
+    func scores() -> [ID128: Score] {
+        guard let store else { return [:] }
+        do {
+            return try store.scores()
+        } catch {
+            fail(error)
+            return [:]
+        }
+    }
+
+    /// Stores one fact; the first failure turns the history off (said once), play goes on.
+    func record(_ r: GameFactRecord, us: ID128) {
+        guard let store else { return }
+        let now = Self.unixMillis()
+        do throws(StoreError) {
+            // A game gets its row when the roll decides (or it ends first, by a forfeit): one
+            // that stopped before has nothing to keep.
+            switch r.fact {
+            case .started:
+                games[r.match] = nil
+                return
+            case .interrupted where games[r.match]?.number != r.number:
+                return
+            default:
+                break
+            }
+            let row: Int64
+            if let known = games[r.match], known.number == r.number {
+                row = known.row
+            } else {
+                row = try store.gameStarted(match: r.match, number: r.number, peer: r.peer, peerName: r.peerName,
+                                            us: us, size: r.size, at: now)
+                games[r.match] = (r.number, row)
+            }
+            switch r.fact {
+            case .started:
+                break // returned above
+            case let .decided(weMoveFirst, key):
+                try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key)
+            case let .moved(number, cell, byUs):
+                try store.move(game: row, number: number, cell: cell, byUs: byUs, at: now)
+            case let .ended(result, how):
+                try store.gameEnded(game: row, state: .finished, result: result, ending: how.rawValue, at: now)
+                games[r.match] = nil // a crossing's later draw finds the row again
+            case .interrupted:
+                try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
+                games[r.match] = nil
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    private func fail(_ error: StoreError) {
+        store = nil
+        games = [:]
+        notify("history off: \(error); play goes on without it")
+    }
+
+    static func unixMillis() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+}

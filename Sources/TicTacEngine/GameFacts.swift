@@ -1,0 +1,59 @@
+import Crypto
+import TicTacWire
+
+/// What a game's history needs to hold, as it happens (`GameAction.record`): the durable
+/// store writes each before the frame that tells the peer, so a killed daemon never forgets a
+/// move its peer saw.
+public enum GameFact: Sendable, Equatable {
+    /// Our side started game `number` of the match (1 for the first).
+    case started(number: Int)
+    /// The roll decided; `key` is the game's id, made from both sides' commitments.
+    case decided(weMoveFirst: Bool, key: ID128)
+    /// Move `number` (from 1) on a 0-based cell.
+    case moved(number: Int, cell: Int, byUs: Bool)
+    /// The game is over: the result on our side and how it ended.
+    case ended(GameResult, how: GameEnding)
+    /// The game stopped unfinished: its link was lost, or its match ended.
+    case interrupted
+}
+
+/// How a game ended, as the history shows it.
+public enum GameEnding: String, Sendable {
+    /// k in a row.
+    case line
+    /// The board filled with no line.
+    case full
+    case resigned
+    /// A move clock ran out.
+    case time
+    /// A side stopped answering, or quit while the first move was being decided.
+    case forfeit
+    /// Resignations (or a resignation and a drawing move) crossed: a draw (Protocol.md §8).
+    case crossed
+}
+
+/// A game's id: SHA-256 over both roll commitments, the smaller first, cut to 16 bytes. Both
+/// sides contribute a fresh secret to it, both compute the same, and nobody who did not see the
+/// roll can guess it.
+public enum GameKey {
+    public static func make(_ a: [UInt8], _ b: [UInt8]) -> ID128 {
+        var hasher = SHA256()
+        hasher.update(data: Array("tictac game key".utf8))
+        let (first, second) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
+        hasher.update(data: first)
+        hasher.update(data: second)
+        let d = Array(hasher.finalize())
+        let word = { (at: Int) in d[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+        return ID128(high: word(0), low: word(8))
+    }
+
+    /// SHA-256 over the game's key and its moves (each cell as 2 big-endian bytes): two sides
+    /// with the same digest hold the same move list.
+    public static func digest(key: ID128, moves: some Collection<Int>) -> [UInt8] {
+        var hasher = SHA256()
+        hasher.update(data: Array("tictac moves".utf8))
+        hasher.update(data: key.bytes)
+        for cell in moves { hasher.update(data: [UInt8(truncatingIfNeeded: cell >> 8), UInt8(truncatingIfNeeded: cell)]) }
+        return Array(hasher.finalize())
+    }
+}
