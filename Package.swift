@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacField",
-                                                        "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacTime"]),
+                                                        "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacStore", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
                                                              "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],

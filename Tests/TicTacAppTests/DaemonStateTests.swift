@@ -1,0 +1,108 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+@testable import TicTacApp
+import TicTacDaemonCore
+import TicTacEngine
+import TicTacStore
+import TicTacWire
+
+/// What a daemon keeps between runs: the state directory, its lock, and the history the core's
+/// facts are written to.
+@Suite struct DaemonStateTests {
+    let ann = ID128(high: 1, low: 1), ben = ID128(high: 2, low: 2), match = ID128(high: 9, low: 9)
+
+    func tempDir() -> String {
+        var template = Array("/tmp/tictac-state-test.XXXXXX".utf8CString)
+        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    func fact(_ f: GameFact, number: Int = 1) -> GameFactRecord {
+        GameFactRecord(peer: ben, peerName: "ben", match: match, size: .classic, number: number, fact: f)
+    }
+
+    @Test func factsBecomeAGameWithItsMovesAndTheScore() throws {
+        let dir = tempDir()
+        let state = DaemonState(path: dir)
+        #expect(state.notices.isEmpty && state.store != nil)
+        let key = ID128(high: 7, low: 7)
+        for f: GameFact in [.started(number: 1), .decided(weMoveFirst: true, key: key), .moved(number: 1, cell: 4, byUs: true),
+                            .moved(number: 2, cell: 0, byUs: false), .ended(.lost, how: .resigned)] {
+            state.record(fact(f), us: ann)
+        }
+        let games = try #require(try state.store?.history())
+        #expect(games.count == 1)
+        let g = try #require(games.first)
+        #expect(g.key == key && g.weMovedFirst == true && g.state == .finished && g.result == .lost && g.ending == "resigned")
+        #expect(g.moves.map(\.cell) == [4, 0] && g.moves.map(\.byUs) == [true, false])
+        #expect(state.scores()[ben] == Score(lost: 1))
+        // Owner-only: the key and the history are nobody else's business.
+        var info = stat()
+        #expect(stat(dir + "/history.sqlite", &info) == 0 && info.st_mode & 0o077 == 0)
+    }
+
+    @Test func aGameStoppedBeforeItsRollLeavesNoRowAndOneCutMidwayIsInterrupted() throws {
+        let state = DaemonState(path: tempDir())
+        state.record(fact(.started(number: 1)), us: ann)
+        state.record(fact(.interrupted), us: ann)
+        #expect(try state.store?.history().isEmpty == true)
+        state.record(fact(.started(number: 2), number: 2), us: ann)
+        state.record(fact(.decided(weMoveFirst: false, key: ID128(high: 3, low: 3)), number: 2), us: ann)
+        state.record(fact(.interrupted, number: 2), us: ann)
+        #expect(try state.store?.history().map(\.state) == [.interrupted])
+    }
+
+    @Test func aSecondDaemonOnTheDirectoryIsToldAndKeepsNothing() {
+        let dir = tempDir()
+        let first = DaemonState(path: dir)
+        let second = DaemonState(path: dir)
+        #expect(first.directory != nil && second.directory == nil && second.store == nil)
+        #expect(second.notices.count == 1 && second.notices[0].contains("in use by another tictac daemon"))
+        #expect(second.notices[0].contains("--state-dir"))
+    }
+
+    @Test func aHistoryThatIsNotADatabaseIsLeftAloneAndPlayGoesOn() throws {
+        let dir = tempDir()
+        let junk = Array("not a database, but someone's file\n".utf8)
+        let fd = open(dir + "/history.sqlite", O_WRONLY | O_CREAT, 0o600)
+        #expect(write(fd, junk, junk.count) == junk.count)
+        close(fd)
+        let state = DaemonState(path: dir)
+        #expect(state.store == nil && state.directory != nil) // the key is still kept
+        #expect(state.notices.count == 1 && state.notices[0].hasPrefix("history off:"))
+        state.record(fact(.started(number: 1)), us: ann) // nothing to write to: no crash
+        var buffer = [UInt8](repeating: 0, count: 100)
+        let rfd = open(dir + "/history.sqlite", O_RDONLY)
+        let n = read(rfd, &buffer, buffer.count)
+        close(rfd)
+        #expect(Array(buffer.prefix(max(0, n))) == junk)
+    }
+
+    @Test func aStoreThatFailsMidRunSaysSoOnceAndStops() throws {
+        let state = DaemonState(path: tempDir())
+        var said: [String] = []
+        state.notify = { said.append($0) }
+        state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 4, low: 4))), us: ann)
+        // Move 3 without moves 1 and 2: the store refuses it, as a write that fails.
+        state.record(fact(.moved(number: 3, cell: 1, byUs: true)), us: ann)
+        state.record(fact(.moved(number: 4, cell: 2, byUs: false)), us: ann)
+        #expect(said.count == 1 && said[0].hasPrefix("history off:"))
+        #expect(state.store == nil)
+    }
+
+    @Test func historyTextNamesCellsAndJSONGivesEveryField() throws {
+        let state = DaemonState(path: tempDir())
+        for f: GameFact in [.decided(weMoveFirst: false, key: ID128(high: 5, low: 5)), .moved(number: 1, cell: 0, byUs: false),
+                            .moved(number: 2, cell: 8, byUs: true), .ended(.won, how: .time)] {
+            state.record(fact(f), us: ann)
+        }
+        let g = try #require(try state.store?.history().first)
+        let text = HistoryApp.text(g)
+        #expect(text.contains("ben (00000000)") && text.contains("won (time)") && text.contains("you X, second"))
+        #expect(text.hasSuffix("moves: a1 c3"))
+        let json = HistoryApp.json(g).serialized
+        #expect(json.contains(#""moves":[{"cell":"a1","by":"peer"},{"cell":"c3","by":"you"}]"#))
+        #expect(json.contains(#""result":"won","ending":"time","youMovedFirst":false"#))
+    }
+}
