@@ -77,7 +77,9 @@ struct DaemonSetup {
         if let state, state.store != nil {
             config.keepsHistory = true
             config.scores = state.scores()
+            config.restored = state.unfinished(rematchDelay: config.rematchDelay, makeRandom: config.makeRandom)
         }
+        if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.resume) }
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {
             try Daemon(reactor: reactor, config: config, port: port)

@@ -56,6 +56,33 @@ final class DaemonState {
         }
     }
 
+    /// The unfinished games of the history (the roll decided, no result), one per opponent, the
+    /// most recent: a restarted daemon offers them again. One that does not rebuild is skipped.
+    func unfinished(rematchDelay: Duration, makeRandom: () -> any RandomNumberGenerator) -> [RestoredGame] {
+        guard let store else { return [] }
+        let games: [GameRecord]
+        do {
+            games = try store.history(limit: 10_000).filter { [.playing, .interrupted, .adjourned].contains($0.state) }
+        } catch {
+            fail(error)
+            return []
+        }
+        var seen: Set<ID128> = []
+        var restored: [RestoredGame] = []
+        let scores = scores()
+        for g in games where !seen.contains(g.peerID) {
+            guard let key = g.key, let first = g.weMovedFirst, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k),
+                  let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
+                                                 moveTime: UInt16(clamping: g.moveTime), round: g.number,
+                                                 score: scores[g.peerID] ?? Score(), rng: makeRandom(),
+                                                 rematchDelay: rematchDelay) else { continue }
+            seen.insert(g.peerID)
+            let peer = PeerInfo(id: g.peerID, name: g.peerName, addresses: [], port: nil, capabilities: [.tictactoe, .resume])
+            restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
+        }
+        return restored
+    }
+
     /// Every opponent's score from the history (empty without one).
     func scores() -> [ID128: Score] {
         guard let store else { return [:] }
@@ -78,8 +105,6 @@ final class DaemonState {
             case .started:
                 games[r.match] = nil
                 return
-            case .interrupted where games[r.match]?.number != r.number:
-                return
             default:
                 break
             }
@@ -94,8 +119,8 @@ final class DaemonState {
             switch r.fact {
             case .started:
                 break // returned above
-            case let .decided(weMoveFirst, key):
-                try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key)
+            case let .decided(weMoveFirst, key, moveTime):
+                try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
             case let .moved(number, cell, byUs):
                 try store.move(game: row, number: number, cell: cell, byUs: byUs, at: now)
             case let .ended(result, how):
@@ -103,6 +128,10 @@ final class DaemonState {
                 games[r.match] = nil // a crossing's later draw finds the row again
             case .interrupted:
                 try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
+            case .adjourned:
+                try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
+            case .void:
+                try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
                 games[r.match] = nil
             }
         } catch {

@@ -50,6 +50,7 @@ public final class DaemonCore: SansIOCore {
     private let lobby: Lobby
     private let matches: Matches
     private let invitations: Invitations
+    private let suspensions: Suspensions
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
 
@@ -63,6 +64,8 @@ public final class DaemonCore: SansIOCore {
         lobby = Lobby(links: links, outbox: outbox, scores: config.scores)
         matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
+        suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
+        suspensions.restore(config.restored)
     }
 
     // MARK: - Queries
@@ -114,7 +117,7 @@ public final class DaemonCore: SansIOCore {
         case let .decodeFailed(id, error): if let link = links[id] { outbox.fail(link, error.code, error.description) }
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
         case let .presence(event): lobby.presence(event)
-        case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason)
+        case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         }
     }
@@ -127,19 +130,21 @@ public final class DaemonCore: SansIOCore {
         case .decline: try invitations.decline()
         case .cancel: try invitations.cancel()
         case .leaveMatch:
+            if case let .suspended(peer) = links.seat { return suspensions.adjourn(peer, now: now) }
             guard let link = matches.current else { throw .notInGame }
             matches.end(link, byUs: true)
         case let .move(cell): try matches.command(.move(cell), now: now)
         case .new: try matches.command(.newGame, now: now)
-        case .resign: try matches.command(.resign, now: now)
+        case .resign:
+            if case let .suspended(peer) = links.seat { return suspensions.resign(peer, now: now) }
+            try matches.command(.resign, now: now)
         }
         matches.runBotTurns(now: now)
     }
 
     public func pollTimeout() -> Instant? {
-        let links = deadlines.next(in: links)
-        guard let dial = invitations.nextDialDeadline else { return links }
-        return min(links ?? dial, dial)
+        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline].compactMap { $0 }
+        return next.min()
     }
 
     public func pollActions(into out: inout [DaemonAction]) { outbox.poll(into: &out) }
@@ -156,6 +161,9 @@ public final class DaemonCore: SansIOCore {
     public func leaveAll() {
         for id in links.sortedIDs {
             guard let link = links[id], !link.closing else { continue }
+            if link.match?.game.key != nil, link.peer?.capabilities.contains(.resume) == true {
+                matches.stopped(link, as: .adjourned)
+            }
             if link.ready { outbox.send(link, .leave) }
             outbox.close(id, flush: true)
             links.remove(id) // we are the ones leaving: nothing more to tell our own player
@@ -165,6 +173,7 @@ public final class DaemonCore: SansIOCore {
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
         invitations.dialTimeouts(now: now)
+        suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
             guard let link = links[id], !link.closing else { continue }
             if !link.ready, now >= link.openedAt + config.handshakeTimeout {
@@ -256,6 +265,7 @@ public final class DaemonCore: SansIOCore {
             lobby.linkReady(peer)
             invitations.linkReady(link, peer, now: now)
         }
+        suspensions.linkReady(link, now: now)
         invitations.botInviteIfWanted(peer.id, now: now)
     }
 
@@ -279,6 +289,7 @@ public final class DaemonCore: SansIOCore {
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)
         case let .decline(gameID, reason): invitations.declined(gameID, reason: reason, on: link)
         case let .cancel(gameID): invitations.cancelled(gameID, on: link)
+        case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
@@ -299,7 +310,7 @@ public final class DaemonCore: SansIOCore {
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
-        if link.match != nil {
+        if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link)
             outbox.emit(.disconnected(peer, reason: why))
         }

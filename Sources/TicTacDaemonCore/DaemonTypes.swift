@@ -51,6 +51,12 @@ public struct DaemonConfig {
     public var keepsHistory = false
     /// Each opponent's score so far (from the history), carried on into new matches.
     public var scores: [ID128: Score] = [:]
+    /// How long a game whose link was lost waits for its peer before it is adjourned
+    /// (Protocol.md §13); zero: such a game ends as in version 1. Needs `.resume` in
+    /// `capabilities` and a peer that has it.
+    public var resumeWindow: Duration = .seconds(600)
+    /// Unfinished games from the history (a restart): offered to their peers when they are back.
+    public var restored: [RestoredGame] = []
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.
@@ -130,6 +136,16 @@ public enum DaemonEvent: Sendable, Equatable {
     case matchEnded(PeerInfo, byUs: Bool)
     /// The connection to the opponent of a running game is gone ("Peer Disconnected!").
     case disconnected(PeerInfo, reason: String)
+    /// The link to the opponent was lost mid-game and the game is kept: it resumes if the
+    /// peer is back within `window`, else it is adjourned (Protocol.md §13).
+    case gameInterrupted(PeerInfo, window: Duration)
+    /// The interrupted or adjourned game goes on (its start, board and turn follow), or, with
+    /// `resigned`, the peer resigned it while apart (the game-over follows).
+    case gameResumed(PeerInfo, resigned: Bool)
+    /// The game stops waiting; it is offered again the next time both are present.
+    case gameAdjourned(PeerInfo)
+    /// The game cannot be resumed: it ends without a result.
+    case gameVoid(PeerInfo, reason: String)
     /// An ERROR frame went out (`sent`) or came in; the link closes.
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
     /// A connection could not be set up ("Error Connecting").
@@ -153,6 +169,21 @@ public enum DaemonAction: Sendable, Equatable {
     /// Run this bot search off the loop's thread and give the result to `botMoveReady` (one is
     /// handed out at a time; the next waits for that answer).
     case think(BotSearchJob)
+}
+
+/// An unfinished game rebuilt from the history (`DaemonConfig.restored`).
+public struct RestoredGame {
+    public var peer: PeerInfo
+    /// Its match's id (the accepted invitation's).
+    public var match: ID128
+    /// Paused (`GameSession(restoring:...)`).
+    public var game: GameSession
+
+    public init(peer: PeerInfo, match: ID128, game: GameSession) {
+        self.peer = peer
+        self.match = match
+        self.game = game
+    }
 }
 
 /// A game fact with the match it belongs to (`DaemonAction.record`).

@@ -38,7 +38,7 @@ final class Invitations {
                 if link.provenID == peer.id, !link.closing { return accept(link, invite, now: now) }
                 throw .answerFirst(link.peer?.name ?? peer.name)
             case .inviting, .dialling: throw .alreadyInvited
-            case .playing: throw .busy
+            case .playing, .suspended: throw .busy
             case .idle: break
             }
         }

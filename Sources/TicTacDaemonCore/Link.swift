@@ -103,6 +103,9 @@ final class Link {
     var ignoreGameFrames = false
     /// Why we are closing it (for the player: a protocol fault's text); nil while open.
     var closeReason: String?
+    /// It closes for a protocol fault (ours or the peer's ERROR other than `timeout`): its game
+    /// is not kept to resume.
+    var faulted = false
     /// When the link next needs the timer (`LinkDeadlines.deadline(of:)`), as last computed.
     var deadline: Instant?
     /// The link's entry in the deadline heap: never later than `deadline` (other entries of

@@ -57,13 +57,13 @@ final class Matches {
     }
 
     /// The game on `link` stops (its link is lost, or its match ends): a game still being played
-    /// is recorded as interrupted.
-    func stopped(_ link: Link) {
-        guard config.keepsHistory, let match = link.match, let peer = link.peer else { return }
+    /// is recorded as interrupted (or, when our player quits, adjourned: a restart offers it again).
+    func stopped(_ link: Link, as fact: GameFact = .interrupted) {
+        guard config.keepsHistory, let match = link.match, let peer = link.peer, match.game.key != nil else { return }
         switch match.game.state {
         case .rollingDice, .myTurn, .opponentTurn:
             outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id, size: match.game.size,
-                                                 number: match.game.round, fact: .interrupted)))
+                                                 number: match.game.round, fact: fact)))
         case .beginning, .interrupted, .done:
             break
         }

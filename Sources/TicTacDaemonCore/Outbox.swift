@@ -39,6 +39,7 @@ final class Outbox {
         guard !link.closing else { return }
         send(link, .error(code: code.rawValue, message: text))
         link.closeReason = text
+        link.faulted = true
         if let peer = link.peer {
             emit(.protocolError(peer, code: code, message: text, sent: true))
         } else {
@@ -52,6 +53,7 @@ final class Outbox {
     func peerError(_ link: Link, _ rawCode: UInt16, _ text: String) {
         link.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
         let code = ErrorCode(rawValue: rawCode) ?? .internalError
+        link.faulted = code != .timeout // the peer heard nothing from us: the path, not a fault
         if let peer = link.peer {
             emit(.protocolError(peer, code: code, message: text, sent: false))
         } else {

@@ -25,11 +25,13 @@ enum Seat: Equatable {
     case inviting(LinkID)
     case invited(LinkID)
     case playing(LinkID)
+    /// Our game with this peer lost its link and waits for it (Suspensions).
+    case suspended(ID128)
 
     /// The link the seat is at.
     var link: LinkID? {
         switch self {
-        case .idle, .dialling: nil
+        case .idle, .dialling, .suspended: nil
         case let .inviting(id), let .invited(id), let .playing(id): id
         }
     }
@@ -54,7 +56,7 @@ enum Seat: Equatable {
     var presence: PresenceState {
         switch self {
         case .idle: .idle
-        case .playing: .playing
+        case .playing, .suspended: .playing
         case .dialling, .inviting, .invited: .busy
         }
     }

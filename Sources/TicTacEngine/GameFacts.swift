@@ -7,14 +7,19 @@ import TicTacWire
 public enum GameFact: Sendable, Equatable {
     /// Our side started game `number` of the match (1 for the first).
     case started(number: Int)
-    /// The roll decided; `key` is the game's id, made from both sides' commitments.
-    case decided(weMoveFirst: Bool, key: ID128)
+    /// The roll decided; `key` is the game's id, made from both sides' commitments;
+    /// `moveTime` the agreed seconds per move (0: none).
+    case decided(weMoveFirst: Bool, key: ID128, moveTime: Int)
     /// Move `number` (from 1) on a 0-based cell.
     case moved(number: Int, cell: Int, byUs: Bool)
     /// The game is over: the result on our side and how it ended.
     case ended(GameResult, how: GameEnding)
     /// The game stopped unfinished: its link was lost, or its match ended.
     case interrupted
+    /// The game waits to be resumed the next time both sides meet (Protocol.md §13).
+    case adjourned
+    /// The two sides' move lists could not be reconciled: no result, nothing invented.
+    case void
 }
 
 /// How a game ended, as the history shows it.

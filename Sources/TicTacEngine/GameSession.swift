@@ -39,19 +39,19 @@ import TicTacTime
 public struct GameSession: SansIOCore {
     public let size: BoardSize
     public let rematchDelay: Duration
-    public private(set) var board: Board
-    public private(set) var piece: Piece = .empty
-    public private(set) var score = Score()
+    public internal(set) var board: Board
+    public internal(set) var piece: Piece = .empty
+    public internal(set) var score = Score()
     /// Cells played this game, in order (both sides).
-    public private(set) var moves: [Int] = []
+    public internal(set) var moves: [Int] = []
     /// The last finished game's result.
-    public private(set) var lastResult: GameResult?
+    public internal(set) var lastResult: GameResult?
     /// Games finished with this peer.
     public var gamesPlayed: Int { score.won + score.lost + score.drawn }
     /// Seconds per move our player asks for (0: none); the game uses the shorter nonzero ask.
     public let moveTime: UInt16
     /// The agreed seconds per move of the running game (0: no clock).
-    public private(set) var agreedMoveTime: UInt16 = 0
+    public internal(set) var agreedMoveTime: UInt16 = 0
 
     /// The first move must be decided this long after our RESET: the peer's rematch wait (3.0 s)
     /// plus 5 s for an automatic reveal (Protocol.md §9).
@@ -68,10 +68,10 @@ public struct GameSession: SansIOCore {
     /// Set when a history is kept: the game then queues `.record` actions for it.
     public var recordsFacts = false
     /// The game's id once the roll decided (`GameKey`); nil before.
-    public private(set) var key: ID128?
+    public internal(set) var key: ID128?
 
     /// Where the game is, with what only that state holds.
-    private enum Phase {
+    enum Phase {
         /// Before the first game. `early`: the peer's commitment for it, if it came first.
         case beginning(early: RollExchange)
         /// Deciding who moves first, until `deadline`.
@@ -82,17 +82,20 @@ public struct GameSession: SansIOCore {
         case done(rematchAt: Instant, early: RollExchange)
         /// The link failed, or the peer broke the protocol.
         case interrupted
+        /// The link was lost mid-game and the game is kept to resume (GameSession+Resume): no
+        /// clock runs; `remaining` is what the side to move had left (nil: no clock).
+        case paused(ourTurn: Bool, remaining: Duration?)
     }
 
-    private var phase = Phase.beginning(early: RollExchange())
+    var phase = Phase.beginning(early: RollExchange())
     private var rng: AnyRandom
     private var actions: [GameAction] = []
     /// Games started on each side: one per RESET sent and per RESET received. The peer's messages
     /// belong to its round, so a message sent before the peer saw our game end is told apart.
-    private var ourRound = 0
+    var ourRound = 0
     /// The game number on our side within the match (1 for the first; 0 before it starts).
     public var round: Int { ourRound }
-    private var peerRound = 0
+    var peerRound = 0
     private var crossing = Crossing()
 
     /// `score` carries on a running score from an earlier match with the same peer. `moveTime`
@@ -114,7 +117,7 @@ public struct GameSession: SansIOCore {
         case .rolling: .rollingDice
         case let .playing(ourTurn, _): ourTurn ? .myTurn : .opponentTurn
         case .done: .done
-        case .interrupted: .interrupted
+        case .interrupted, .paused: .interrupted
         }
     }
 
@@ -137,7 +140,7 @@ public struct GameSession: SansIOCore {
         case let .rolling(_, deadline): deadline
         case let .playing(_, clock): clock
         case let .done(rematchAt, _): rematchAt
-        case .beginning, .interrupted: nil
+        case .beginning, .interrupted, .paused: nil
         }
     }
 
@@ -177,6 +180,7 @@ public struct GameSession: SansIOCore {
                 show(.opponentTurn)
             }
         case .resign:
+            if case .paused = phase { return resignApart(now: now) }
             guard case .playing = phase else { throw .notYourTurn(state) }
             resign(now: now)
         case .newGame:
@@ -188,7 +192,7 @@ public struct GameSession: SansIOCore {
                 newGame(now: now)
             case .rolling:
                 break // a game is already starting
-            case .beginning, .interrupted:
+            case .beginning, .interrupted, .paused:
                 throw .noGame
             }
         }
@@ -212,7 +216,7 @@ public struct GameSession: SansIOCore {
             show(.timeUp(yours: false, clock: .move))
             end(.won, line: nil, ending: .settled, now: now, how: .time)
             fail(GameFault(.timeout, "no MOVE within the \(agreedMoveTime) s move clock and \(Self.moveGrace) of grace: the game is forfeit"))
-        case .beginning, .interrupted:
+        case .beginning, .interrupted, .paused:
             break
         }
     }
@@ -231,7 +235,7 @@ public struct GameSession: SansIOCore {
     }
 
     /// Gives the turn to a side, with its clock: ours exactly, the peer's with the grace margin.
-    private mutating func startClock(ourTurn: Bool, now: Instant) {
+    mutating func startClock(ourTurn: Bool, now: Instant) {
         guard agreedMoveTime > 0 else { return phase = .playing(ourTurn: ourTurn, clock: nil) }
         let clock = Duration.seconds(Int64(agreedMoveTime))
         phase = .playing(ourTurn: ourTurn, clock: now + (ourTurn ? clock : clock + Self.moveGrace))
@@ -260,7 +264,7 @@ public struct GameSession: SansIOCore {
     }
 
     private mutating func receive(_ message: Message, now: Instant) {
-        if case .interrupted = phase { return } // the link is being torn down
+        switch phase { case .interrupted, .paused: return; default: break } // no link to hear
         if case .reset = message { return receiveReset() } // a pattern, not ==: no full comparison of two messages
         do throws(GameFault) {
             switch (peerRound - ourRound, phase) {
@@ -318,8 +322,8 @@ public struct GameSession: SansIOCore {
         guard let decision = try exchange.decision() else { return phase = .rolling(exchange, deadline: deadline) }
         let first = decision.weMoveFirst
         if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
-        if let key { record(.decided(weMoveFirst: first, key: key)) }
         agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
+        if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
         piece = first ? .o : .x
         startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
         show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
@@ -328,7 +332,7 @@ public struct GameSession: SansIOCore {
     }
 
     /// A message of the game being played, in the same round on both sides.
-    private mutating func receiveInGame(_ message: Message, now: Instant) throws(GameFault) {
+    mutating func receiveInGame(_ message: Message, now: Instant) throws(GameFault) {
         switch (state, message) {
         case (.opponentTurn, .move(let wireCell)):
             let cell = Int(wireCell)
@@ -398,7 +402,7 @@ public struct GameSession: SansIOCore {
         return true
     }
 
-    private mutating func end(_ result: GameResult, line: [Int]?, ending: Crossing.Ending, now: Instant,
+    mutating func end(_ result: GameResult, line: [Int]?, ending: Crossing.Ending, now: Instant,
                               resignedIn: (board: Board, theirPiece: Piece)? = nil, how: GameEnding? = nil,
                               recorded: Bool = false) {
         switch result {
@@ -419,9 +423,9 @@ public struct GameSession: SansIOCore {
         emit(.fail(fault.code, fault.text))
     }
 
-    private mutating func emit(_ action: consuming GameAction) { actions.append(action) }
+    mutating func emit(_ action: consuming GameAction) { actions.append(action) }
 
-    private mutating func record(_ fact: GameFact) {
+    mutating func record(_ fact: GameFact) {
         if recordsFacts { actions.append(.record(fact)) }
     }
 
@@ -435,13 +439,13 @@ public struct GameSession: SansIOCore {
     }
 
     /// The board after a move, built only when it is shown (a headless bot never reads it).
-    private mutating func showBoard() {
+    mutating func showBoard() {
         guard shownEvents.contains(.board) else { return }
         actions.append(.show(.board(board)))
     }
 
     /// Queues an event the owner is given (`shownEvents`); the others are dropped here.
-    private mutating func show(_ event: consuming GameEvent) {
+    mutating func show(_ event: consuming GameEvent) {
         guard shownEvents.contains(event.kind) else { return }
         actions.append(.show(event))
     }

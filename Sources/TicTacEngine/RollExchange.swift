@@ -1,11 +1,11 @@
 import TicTacWire
 
 /// A remote fault: the peer broke the protocol (Protocol.md §5); the game ends with ERROR.
-struct GameFault: Error {
-    let code: ErrorCode
-    let text: String
+public struct GameFault: Error, Sendable {
+    public let code: ErrorCode
+    public let text: String
 
-    init(_ code: ErrorCode, _ text: String) {
+    public init(_ code: ErrorCode, _ text: String) {
         self.code = code
         self.text = text
     }

@@ -210,6 +210,9 @@ struct GameTracker {
             finished = true
             return [("game-over", [("result", .string(message.kind == .resign ? "resigned" : "time-up")), ("by", .string(who))],
                      "game over: \(who) \(why)", false)]
+        case let .resume(r):
+            return [("resume", [("game", .string(r.key.description)), ("moves", .int(Int(r.moves))), ("status", .string("\(r.status)"))],
+                     "\(who): RESUME game \(r.key.description.prefix(8)) with \(r.moves) moves (\(r.status))", false)]
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             return [("misplaced", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) belongs in a datagram", true)]
         }

@@ -31,6 +31,8 @@ public struct GameRecord: Sendable, Equatable {
     public let number: Int
     /// The game's id from both rolls (`GameKey`); nil until the roll decided.
     public let key: ID128?
+    /// The agreed seconds per move (0: none).
+    public let moveTime: Int
     public let peerID: ID128
     /// The opponent's last known name.
     public let peerName: String

@@ -95,10 +95,10 @@ public final class GameStore {
     }
 
     /// Records who moves first and the game's key (`GameKey`), once the roll has decided.
-    public func firstMoveDecided(game: Int64, weMoveFirst: Bool, key: ID128? = nil) throws(StoreError) {
+    public func firstMoveDecided(game: Int64, weMoveFirst: Bool, key: ID128? = nil, moveTime: Int = 0) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE games SET weMovedFirst = ?, key = ? WHERE id = ?",
-                           arguments: [weMoveFirst, key?.description, game])
+            try db.execute(sql: "UPDATE games SET weMovedFirst = ?, key = ?, moveTime = ? WHERE id = ?",
+                           arguments: [weMoveFirst, key?.description, moveTime, game])
         }
     }
 
@@ -223,6 +223,7 @@ public final class GameStore {
         return GameRecord(
             id: id, matchID: try hexID("matchID"), number: try row.decode(forColumn: "number"),
             key: try row.decode(String?.self, forColumn: "key").flatMap { ID128(hex: $0) },
+            moveTime: try row.decode(forColumn: "moveTime"),
             peerID: try hexID("peerID"), peerName: try row.decode(forColumn: "peerName"),
             rows: try row.decode(forColumn: "rows"), cols: try row.decode(forColumn: "cols"), k: try row.decode(forColumn: "k"),
             weMovedFirst: try row.decode(forColumn: "weMovedFirst"),

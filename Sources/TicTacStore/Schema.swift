@@ -22,6 +22,7 @@ enum Schema {
                     ourID TEXT NOT NULL,
                     rows INTEGER NOT NULL, cols INTEGER NOT NULL, k INTEGER NOT NULL,
                     weMovedFirst INTEGER,                   -- null until the roll decides
+                    moveTime INTEGER NOT NULL DEFAULT 0,    -- agreed seconds per move, 0: none
                     startedAt INTEGER NOT NULL,
                     endedAt INTEGER,
                     state TEXT NOT NULL CHECK (state IN ('playing', 'interrupted', 'adjourned', 'finished', 'void')),

@@ -156,6 +156,19 @@ struct FullScreenModel {
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: Self.disconnectedTitle, text: OutputFormatter.disconnectedText(p, reason: reason), tone: .alert, about: p.id)
+        case let .gameInterrupted(p, seconds):
+            // The board stays: the game is kept, and goes on if the peer comes back.
+            notice = Notice(title: "Connection lost", text: OutputFormatter.interruptedText(p, seconds: seconds, keys: "l adjourns, r resigns"),
+                            tone: .alert, about: p.id)
+        case let .gameResumed(p, resigned):
+            notice = Notice(text: resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on",
+                            tone: .info, about: p.id)
+        case let .gameAdjourned(p):
+            if game?.opponent.id == p.id { game = nil }
+            notice = Notice(text: OutputFormatter.adjournedText(p), tone: .info, about: p.id)
+        case let .gameVoid(p, reason):
+            if game?.opponent.id == p.id { game = nil }
+            notice = Notice(title: "Game void", text: "The game with \(p.name) cannot go on and counts for nobody: \(reason)", tone: .alert, about: p.id)
         case let .matchEnded(p, byUs):
             if game?.opponent.id == p.id { game = nil }
             notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info, about: p.id)

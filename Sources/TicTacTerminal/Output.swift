@@ -34,6 +34,11 @@ public enum OutputEvent: Sendable, Equatable {
     case inviteExpired(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
+    /// The game's link was lost; it waits `seconds` for the peer (Protocol.md §13).
+    case gameInterrupted(PeerInfo, seconds: Int)
+    case gameResumed(PeerInfo, resigned: Bool)
+    case gameAdjourned(PeerInfo)
+    case gameVoid(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
     /// Plain mode only (the full screen counts down itself): the game is over and the next one
     /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
@@ -53,6 +58,10 @@ public enum OutputEvent: Sendable, Equatable {
         case let .declined(p, r): self = .declined(by: p, reason: r)
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
+        case let .gameInterrupted(p, window): self = .gameInterrupted(p, seconds: Int(window.components.seconds))
+        case let .gameResumed(p, resigned): self = .gameResumed(p, resigned: resigned)
+        case let .gameAdjourned(p): self = .gameAdjourned(p)
+        case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
         case let .matchEnded(p, byUs): self = .matchEnded(p, byUs: byUs)
         case let .protocolError(p, code, message, sent):
             let who = p?.name ?? "peer"
@@ -132,6 +141,16 @@ public struct OutputFormatter: Sendable {
 
     /// Why the opponent is gone, said once: the reason when there is one ("ben left", "no answer
     /// for 5.0 seconds"), with the peer's name in front unless the reason starts with it.
+    /// The interrupted game's line, with the time left to wait as m:ss.
+    public static func interruptedText(_ p: PeerInfo, seconds: Int, keys: String) -> String {
+        let left = "\(max(0, seconds) / 60):" + String(String(max(0, seconds) % 60 + 100).dropFirst())
+        return "Connection to \(p.name) lost: waiting for \(p.name), \(left) left; \(keys)"
+    }
+
+    public static func adjournedText(_ p: PeerInfo) -> String {
+        "The game with \(p.name) is adjourned: it goes on the next time you are both here"
+    }
+
     static func disconnectedText(_ p: PeerInfo, reason: String) -> String {
         let trimmed = reason.trimmingPrefix(" ")
         if trimmed.isEmpty { return FullScreenModel.disconnectedText }
@@ -162,6 +181,12 @@ public struct OutputFormatter: Sendable {
         case let .inviteExpired(p): return ev("invite-expired", [("by", Self.who(p))])
         case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
         case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
+        case let .gameInterrupted(p, seconds):
+            return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(seconds)),
+                                           ("commands", .array([.string("lobby"), .string("resign")]))])
+        case let .gameResumed(p, resigned): return ev("game-resumed", [("opponent", Self.who(p)), ("resigned", .bool(resigned))])
+        case let .gameAdjourned(p): return ev("game-adjourned", [("opponent", Self.who(p))])
+        case let .gameVoid(p, reason): return ev("game-void", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
             return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
         case let .rematch(seconds, lobby):
@@ -239,6 +264,12 @@ public struct OutputFormatter: Sendable {
             }
         case let .disconnected(p, reason):
             return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
+        case let .gameInterrupted(p, seconds):
+            return [Self.interruptedText(p, seconds: seconds, keys: "lobby adjourns the game, resign gives it up")]
+        case let .gameResumed(p, resigned):
+            return [resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on"]
+        case let .gameAdjourned(p): return [Self.adjournedText(p)]
+        case let .gameVoid(p, reason): return ["The game with \(p.name) cannot go on and counts for nobody: \(reason)"]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .rematch(seconds, lobby):

@@ -22,6 +22,42 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let field = Capabilities(rawValue: 1 << 1)
     /// A headless bot that accepts every invitation.
     public static let bot = Capabilities(rawValue: 1 << 2)
+    /// Keeps a game whose link is lost and resumes it (RESUME, Protocol.md §13; version 2).
+    public static let resume = Capabilities(rawValue: 1 << 3)
+}
+
+/// RESUME (Protocol.md §13): the sender's view of the interrupted game `key`.
+public struct Resume: Sendable, Equatable {
+    /// What the sender can do with the game.
+    public enum Status: UInt8, Sendable {
+        /// It holds the game and takes it up now.
+        case ready = 0
+        /// Its player resigned the game while the link was down.
+        case resigned = 1
+        /// It holds no such game (never had it, or it is over or void).
+        case unknown = 2
+        /// It holds the game but its player is in another one now: later.
+        case busy = 3
+    }
+
+    public var key: ID128
+    /// Moves the sender holds.
+    public var moves: UInt16
+    /// `GameKey.digest` of those moves (32 bytes; zeros with `unknown`).
+    public var digest: [UInt8]
+    /// The last of them (absent with no moves).
+    public var last: UInt16?
+    public var status: Status
+
+    public static let digestLength = 32
+
+    public init(key: ID128, moves: UInt16, digest: [UInt8], last: UInt16?, status: Status) {
+        self.key = key
+        self.moves = moves
+        self.digest = digest
+        self.last = last
+        self.status = status
+    }
 }
 
 /// The handshake: first frame each side sends on a TCP connection (Protocol.md §4).
@@ -192,6 +228,8 @@ public enum Message: Sendable, Equatable {
     case resign
     /// The sender's own move clock ran out: it gives up the game, as with RESIGN (§9).
     case timeUp
+    /// Version 2: the sender's view of an interrupted game, after a new handshake (§13).
+    case resume(Resume)
     // Discovery (UDP)
     case announce(Announce)
     case query(from: ID128)
@@ -207,6 +245,7 @@ public enum Message: Sendable, Equatable {
         case hello = 0x01, error = 0x02, ping = 0x03, pong = 0x04, leave = 0x05, proof = 0x06
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
         case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25, timeUp = 0x26
+        case resume = 0x28
         case announce = 0x30, query = 0x31, goodbye = 0x32
         case sphere = 0x40, fieldLeave = 0x41
 
@@ -245,6 +284,7 @@ public enum Message: Sendable, Equatable {
         case .move: .move
         case .resign: .resign
         case .timeUp: .timeUp
+        case .resume: .resume
         case .announce: .announce
         case .query: .query
         case .goodbye: .goodbye

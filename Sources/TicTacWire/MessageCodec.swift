@@ -50,6 +50,12 @@ extension Message {
             f.int(1, value)
         case let .move(cell):
             f.int(1, cell)
+        case let .resume(r):
+            f.id(1, r.key)
+            f.int(2, r.moves)
+            f.raw(3, r.digest)
+            if let last = r.last { f.int(4, last) }
+            f.int(5, r.status.rawValue)
         case let .announce(a):
             f.id(1, a.instanceID)
             f.string(2, a.name.value)
@@ -154,6 +160,15 @@ extension Message {
             self = .resign
         case .timeUp:
             self = .timeUp
+        case .resume:
+            let moves: UInt16 = try f.int(2)
+            let raw: UInt8 = try f.int(5)
+            try f.check(Resume.Status(rawValue: raw) != nil, 5, "RESUME status \(raw) is not 0...3")
+            let status = Resume.Status(rawValue: raw) ?? .unknown
+            let last: UInt16? = f.has(4) ? try f.int(4) : nil
+            try f.check((last != nil) == (moves > 0 && status != .unknown), 4, "the last move is given exactly when there are moves")
+            self = .resume(Resume(key: try f.id(1), moves: moves, digest: Array(try f.raw(3, length: Resume.digestLength)),
+                                  last: last, status: status))
         case .announce:
             let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
             try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")

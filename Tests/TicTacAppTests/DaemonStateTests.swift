@@ -27,7 +27,7 @@ import TicTacWire
         let state = DaemonState(path: dir)
         #expect(state.notices.isEmpty && state.store != nil)
         let key = ID128(high: 7, low: 7)
-        for f: GameFact in [.started(number: 1), .decided(weMoveFirst: true, key: key), .moved(number: 1, cell: 4, byUs: true),
+        for f: GameFact in [.started(number: 1), .decided(weMoveFirst: true, key: key, moveTime: 0), .moved(number: 1, cell: 4, byUs: true),
                             .moved(number: 2, cell: 0, byUs: false), .ended(.lost, how: .resigned)] {
             state.record(fact(f), us: ann)
         }
@@ -48,7 +48,7 @@ import TicTacWire
         state.record(fact(.interrupted), us: ann)
         #expect(try state.store?.history().isEmpty == true)
         state.record(fact(.started(number: 2), number: 2), us: ann)
-        state.record(fact(.decided(weMoveFirst: false, key: ID128(high: 3, low: 3)), number: 2), us: ann)
+        state.record(fact(.decided(weMoveFirst: false, key: ID128(high: 3, low: 3), moveTime: 0), number: 2), us: ann)
         state.record(fact(.interrupted, number: 2), us: ann)
         #expect(try state.store?.history().map(\.state) == [.interrupted])
     }
@@ -83,7 +83,7 @@ import TicTacWire
         let state = DaemonState(path: tempDir())
         var said: [String] = []
         state.notify = { said.append($0) }
-        state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 4, low: 4))), us: ann)
+        state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 4, low: 4), moveTime: 0)), us: ann)
         // Move 3 without moves 1 and 2: the store refuses it, as a write that fails.
         state.record(fact(.moved(number: 3, cell: 1, byUs: true)), us: ann)
         state.record(fact(.moved(number: 4, cell: 2, byUs: false)), us: ann)
@@ -93,7 +93,7 @@ import TicTacWire
 
     @Test func historyTextNamesCellsAndJSONGivesEveryField() throws {
         let state = DaemonState(path: tempDir())
-        for f: GameFact in [.decided(weMoveFirst: false, key: ID128(high: 5, low: 5)), .moved(number: 1, cell: 0, byUs: false),
+        for f: GameFact in [.decided(weMoveFirst: false, key: ID128(high: 5, low: 5), moveTime: 0), .moved(number: 1, cell: 0, byUs: false),
                             .moved(number: 2, cell: 8, byUs: true), .ended(.won, how: .time)] {
             state.record(fact(f), us: ann)
         }

@@ -32,7 +32,7 @@ import TicTacTime
             try n.command(side, .move(try #require(n.game(side)?.board.emptyCells.first)))
             n.settle()
         }
-        let keys = n.records.map { $0.compactMap { if case let .decided(_, k) = $0.fact { k } else { nil } } }
+        let keys = n.records.map { $0.compactMap { if case let .decided(_, k, _) = $0.fact { k } else { nil } } }
         #expect(keys[0].count == 1 && keys[0] == keys[1])
         #expect(n.records[0].allSatisfy { $0.peer == n.cores[1].config.instanceID && $0.peerName == "ben" })
         #expect(n.records[1].allSatisfy { $0.peer == n.cores[0].config.instanceID && $0.number == 1 })

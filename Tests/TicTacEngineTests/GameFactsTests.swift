@@ -22,12 +22,12 @@ import TicTacWire
         while let side = p.sideToMove {
             try p.move(try #require((side ? p.a.board : p.b.board).emptyCells.first))
         }
-        let keysA = p.factsA.compactMap { if case let .decided(_, k) = $0 { k } else { nil } }
-        let keysB = p.factsB.compactMap { if case let .decided(_, k) = $0 { k } else { nil } }
+        let keysA = p.factsA.compactMap { if case let .decided(_, k, _) = $0 { k } else { nil } }
+        let keysB = p.factsB.compactMap { if case let .decided(_, k, _) = $0 { k } else { nil } }
         #expect(keysA.count == 1 && keysA == keysB)
         #expect(p.a.key == keysA.first)
-        let firstA = p.factsA.compactMap { if case let .decided(f, _) = $0 { f } else { nil } }
-        let firstB = p.factsB.compactMap { if case let .decided(f, _) = $0 { f } else { nil } }
+        let firstA = p.factsA.compactMap { if case let .decided(f, _, _) = $0 { f } else { nil } }
+        let firstB = p.factsB.compactMap { if case let .decided(f, _, _) = $0 { f } else { nil } }
         #expect(firstA.count == 1 && firstA.map { !$0 } == firstB)
         // The same cells in the same order, each side's own moves marked ours.
         let ma = moves(p.factsA), mb = moves(p.factsB)

@@ -1,0 +1,257 @@
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+
+/// A game whose link was lost mid-game, kept to resume (Protocol.md §13).
+final class Suspended {
+    let peer: PeerInfo
+    let match: Match
+    /// When the resume window closes (the game is then adjourned); nil once adjourned.
+    var until: Instant?
+    /// Where the old link reached the peer, when we had dialled it (discovery may know more).
+    let dialled: (address: String, port: UInt16)?
+    /// When to dial the peer again while it is away.
+    var nextDial: Instant
+    /// Our RESUME went out on this link (the answer is awaited there).
+    var offeredOn: LinkID?
+
+    init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, now: Instant) {
+        self.peer = peer
+        self.match = match
+        self.until = until
+        self.dialled = dialled
+        nextDial = now
+    }
+}
+
+/// Games that outlive their link (Protocol.md §13): paused when the link is lost mid-game (not
+/// for a protocol fault), redialled while the peer is away, taken up again once both sides'
+/// RESUMEs agree on the moves, adjourned when the window passes or our player says so. At most
+/// one per peer: one link, one match, one game.
+final class Suspensions {
+    private let config: DaemonConfig
+    private let links: LinkRegistry
+    private let outbox: Outbox
+    private let lobby: Lobby
+    private let matches: Matches
+    private(set) var games: [ID128: Suspended] = [:]
+    /// How often a peer that is away is dialled.
+    static let redial: Duration = .seconds(2)
+
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches) {
+        self.config = config
+        self.links = links
+        self.outbox = outbox
+        self.lobby = lobby
+        self.matches = matches
+    }
+
+    /// Games rebuilt from the history after a restart: adjourned, offered to their peers when
+    /// they are back (dialled as soon as discovery sees them).
+    func restore(_ restored: [RestoredGame]) {
+        for r in restored where games[r.peer.id] == nil {
+            games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: r.game), until: nil,
+                                         dialled: nil, now: .zero)
+        }
+    }
+
+    /// `link` is closing with a match on it: true when its game is kept (the caller then does not
+    /// end it). Kept: a game in play, a link lost without a protocol fault, a peer that can resume.
+    func keep(_ link: Link, peer: PeerInfo, now: Instant) -> Bool {
+        guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
+              config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
+              match.game.pause(now: now) else { return false }
+        let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
+                             dialled: link.port.map { (link.address, $0) }, now: now)
+        games[peer.id] = held
+        matches.drain(link, now: now) // the `interrupted` record
+        if links.tracksSeat { links.seat = .suspended(peer.id) }
+        outbox.emit(.gameInterrupted(peer, window: config.resumeWindow))
+        return true
+    }
+
+    /// When `handleTimeout` has work here.
+    var nextDeadline: Instant? {
+        games.values.reduce(nil) { soonest, s in
+            let next = [s.until, s.offeredOn == nil ? s.nextDial : nil].compactMap { $0 }.min()
+            guard let next else { return soonest }
+            return min(soonest ?? next, next)
+        }
+    }
+
+    /// Windows that closed become adjourned; peers still away are dialled again.
+    func timeouts(now: Instant) {
+        for (id, s) in games {
+            if let until = s.until, now >= until { adjourn(id, now: now) }
+            guard s.offeredOn == nil, now >= s.nextDial else { continue }
+            s.nextDial = now + Self.redial
+            guard links.links(to: id).isEmpty else { continue }
+            if let p = lobby.present[id], !p.addresses.isEmpty, p.port != 0, p.capabilities.contains(.resume) {
+                outbox.append(.dial(id, addresses: p.addresses, port: p.port))
+            } else if let d = s.dialled, s.until != nil { // adjourned: only once discovery sees it again
+                outbox.append(.dial(id, addresses: [d.address], port: d.port))
+            }
+        }
+    }
+
+    /// The game with `peer` stops waiting: adjourned (our player left it, or the window passed).
+    /// It is offered again the next time a link to the peer is ready.
+    func adjourn(_ peer: ID128, now: Instant) {
+        guard let s = games[peer], s.until != nil else { return }
+        s.until = nil
+        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+        outbox.append(.record(GameFactRecord(peer: peer, peerName: s.peer.name, match: s.match.id, size: s.match.game.size,
+                                             number: s.match.game.round, fact: .adjourned)))
+        outbox.emit(.gameAdjourned(s.peer))
+    }
+
+    /// Our player resigns the waiting game: a loss now; the peer hears it in RESUME.
+    func resign(_ peer: ID128, now: Instant) {
+        guard let s = games[peer], s.match.game.isPaused else { return }
+        do { try s.match.game.perform(.resign, now: now) } catch { return }
+        flushFacts(s)
+        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+    }
+
+    /// A link to `peer` is ready: offer the game we hold with it.
+    func linkReady(_ link: Link, now: Instant) {
+        guard let peer = link.peer, let s = games[peer.id], peer.capabilities.contains(.resume) else { return }
+        s.offeredOn = link.id
+        outbox.send(link, .resume(offer(s)))
+    }
+
+    /// RESUME from the peer (Protocol.md §13).
+    func received(_ r: Resume, on link: Link, now: Instant) {
+        guard let peer = link.peer else { return }
+        guard let s = games[peer.id], s.match.game.key == r.key else {
+            // Not a game we hold with this peer (or none): say so, whatever it claims.
+            if r.status != .unknown {
+                outbox.send(link, .resume(Resume(key: r.key, moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)))
+            }
+            return
+        }
+        if s.offeredOn != link.id { linkReady(link, now: now) } // answer with ours first
+        let game = s.match.game
+        if !game.isPaused {
+            // We resigned while apart (our RESUME said so).
+            if r.status == .resigned { s.match.game.bothResignedApart(); flushFacts(s) }
+            return forget(peer.id)
+        }
+        switch r.status {
+        case .unknown:
+            return void(s, "\(peer.name) no longer has this game")
+        case .resigned:
+            s.match.game.peerResignedApart(now: now)
+            flushFacts(s)
+            outbox.emit(.gameResumed(peer, resigned: true))
+            return forget(peer.id)
+        case .busy:
+            s.offeredOn = nil // it is in another game: offered again on the next link
+            return
+        case .ready:
+            break
+        }
+        if links.tracksSeat, links.seat != .idle, links.seat != .suspended(peer.id) {
+            return // our player is in another game now: the peer was told `busy`
+        }
+        switch Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r) {
+        case .conflict(let why):
+            void(s, why)
+        case .same, .theyMissOurs:
+            take(s, on: link, peerMove: nil, now: now)
+        case .weMissTheirs(let cell):
+            take(s, on: link, peerMove: cell, now: now)
+        }
+    }
+
+    /// What RESUME says of the game we hold with `s.peer`.
+    private func offer(_ s: Suspended) -> Resume {
+        let game = s.match.game
+        guard let key = game.key else {
+            return Resume(key: ID128(high: 0, low: 0), moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
+        }
+        let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(s.peer.id)
+        let status: Resume.Status = !game.isPaused ? .resigned : busy ? .busy : .ready
+        return Resume(key: key, moves: UInt16(game.moves.count), digest: GameKey.digest(key: key, moves: game.moves),
+                      last: game.moves.last.map { UInt16($0) }, status: status)
+    }
+
+    /// The game goes on, on `link`.
+    private func take(_ s: Suspended, on link: Link, peerMove: Int?, now: Instant) {
+        games[s.peer.id] = nil
+        if links.tracksSeat, links.seat == .suspended(s.peer.id) { links.seat = .idle }
+        link.ignoreGameFrames = false
+        links.setActivity(link, .playing(s.match))
+        outbox.emit(.gameResumed(s.peer, resigned: false))
+        s.match.game.showResumed()
+        do {
+            try s.match.game.resume(peerMove: peerMove, now: now)
+        } catch {
+            return outbox.fail(link, error.code, error.text)
+        }
+        matches.drain(link, now: now)
+    }
+
+    /// The game cannot go on: recorded void, nothing invented.
+    private func void(_ s: Suspended, _ why: String) {
+        s.match.game.void()
+        outbox.append(.record(GameFactRecord(peer: s.peer.id, peerName: s.peer.name, match: s.match.id, size: s.match.game.size,
+                                             number: s.match.game.round, fact: .void)))
+        outbox.emit(.gameVoid(s.peer, reason: why))
+        forget(s.peer.id)
+    }
+
+    private func forget(_ peer: ID128) {
+        games[peer] = nil
+        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+    }
+
+    /// Facts the paused game queued (a resignation apart) go to the history.
+    private func flushFacts(_ s: Suspended) {
+        var actions: [GameAction] = []
+        s.match.game.pollActions(into: &actions)
+        for case let .record(fact) in actions {
+            outbox.append(.record(GameFactRecord(peer: s.peer.id, peerName: s.peer.name, match: s.match.id,
+                                                 size: s.match.game.size, number: s.match.game.round, fact: fact)))
+        }
+        for case let .show(event) in actions where config.gameEvents.contains(event.kind) {
+            outbox.emit(.game(event, opponent: s.peer))
+        }
+    }
+}
+
+/// How two move lists of one game are reconciled (Protocol.md §13): equal, or one longer by a
+/// single move that its holder made (sent, never read); anything else is a conflict. Both
+/// sides apply the same rule to the same two lists, so they agree without another message.
+enum Reconcile: Equatable {
+    case same
+    /// The peer made one more move that never reached us: apply it.
+    case weMissTheirs(Int)
+    /// We made one more move that never reached the peer: it applies it.
+    case theyMissOurs
+    case conflict(String)
+
+    static func decide(ours: [Int], weMovedFirst: Bool, key: ID128, theirs r: Resume) -> Reconcile {
+        let n = Int(r.moves), m = ours.count
+        let ourDigest = GameKey.digest(key: key, moves: ours)
+        if n == m {
+            return r.digest == ourDigest ? .same : .conflict("the two move lists differ")
+        }
+        if n == m + 1, let last = r.last {
+            let theirsMoved = (m % 2 == 0) != weMovedFirst // move m+1 (index m) is the peer's
+            guard theirsMoved else { return .conflict("the peer claims a move in our turn") }
+            guard GameKey.digest(key: key, moves: ours + [Int(last)]) == r.digest else {
+                return .conflict("the peer's moves do not extend ours")
+            }
+            return .weMissTheirs(Int(last))
+        }
+        if m == n + 1 {
+            let oursMoved = (n % 2 == 0) == weMovedFirst
+            guard oursMoved, GameKey.digest(key: key, moves: ours.prefix(n)) == r.digest else {
+                return .conflict("our moves do not extend the peer's")
+            }
+            return .theyMissOurs
+        }
+        return .conflict("the move lists are \(m) and \(n) long")
+    }
+}

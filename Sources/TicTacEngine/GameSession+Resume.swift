@@ -1,0 +1,105 @@
+import TicTacTime
+import TicTacWire
+
+// A game that outlives its link (Protocol.md §13): paused when the link is lost mid-game,
+// resumed on a new link once both sides agree on the moves, or rebuilt from the history after
+// a restart. Nothing is sent while paused; the peer hears of it in RESUME.
+extension GameSession {
+    /// True while the game waits for its link (`pause`): no clock runs.
+    public var isPaused: Bool { if case .paused = phase { true } else { false } }
+
+    /// The side to move when paused (nil when not paused).
+    public var pausedWithOurTurn: Bool? { if case let .paused(ourTurn, _) = phase { ourTurn } else { nil } }
+
+    /// The link is lost: a game being played (moves, not the roll) is kept, its clock stopped.
+    /// False (and nothing changes) in any other state: the caller ends the game as before.
+    public mutating func pause(now: Instant) -> Bool {
+        guard case let .playing(ourTurn, clock) = phase, key != nil else { return false }
+        phase = .paused(ourTurn: ourTurn, remaining: clock.map { max(.zero, $0 - now) })
+        record(.interrupted)
+        return true
+    }
+
+    /// Takes the game up again on a new link. `peerMove`: the move the peer made that never
+    /// reached us (reconciled from RESUME): applied as if its MOVE had come. The side to move
+    /// gets what was left of its clock, at least the shortest clock a game may have.
+    public mutating func resume(peerMove: Int? = nil, now: Instant) throws(GameFault) {
+        guard case let .paused(ourTurn, remaining) = phase else { return }
+        if let cell = peerMove {
+            guard !ourTurn else { throw GameFault(.illegalMove, "RESUME gives the peer a move in our turn") }
+            phase = .playing(ourTurn: false, clock: nil)
+            try receiveInGame(.move(cell: UInt16(cell)), now: now)
+            return
+        }
+        if let remaining {
+            let least = Duration.seconds(Int64(Self.minimumMoveTime))
+            phase = .playing(ourTurn: ourTurn, clock: now + max(remaining, least))
+        } else {
+            phase = .playing(ourTurn: ourTurn, clock: nil)
+        }
+        show(ourTurn ? .yourTurn : .opponentTurn)
+    }
+
+    /// What the front needs to draw a resumed game from nothing: the start, the board, the turn.
+    public mutating func showResumed() {
+        guard case let .paused(ourTurn, _) = phase else { return }
+        show(.gameStarted(piece: piece, first: piece == .o, size: size))
+        showBoard()
+        _ = ourTurn
+    }
+
+    /// Our player resigned while the link was down: a loss, recorded now; the peer is told in
+    /// RESUME when it is back.
+    mutating func resignApart(now: Instant) {
+        record(.ended(.lost, how: .resigned))
+        end(.lost, line: nil, ending: .ourResign, now: now, how: .resigned, recorded: true)
+    }
+
+    /// The peer resigned the game while apart (RESUME `resigned`): a win.
+    public mutating func peerResignedApart(now: Instant) {
+        guard isPaused else { return }
+        end(.won, line: nil, ending: .theirResign, now: now, how: .resigned)
+    }
+
+    /// Both resigned while apart: a draw, as resignations that cross (Protocol.md §8).
+    public mutating func bothResignedApart() {
+        guard case .done = phase, lastResult == .lost else { return }
+        score.lost -= 1
+        score.drawn += 1
+        lastResult = .draw
+        record(.ended(.draw, how: .crossed))
+        show(.score(score))
+    }
+
+    /// The game cannot be resumed (the peer has no such game, or the move lists conflict): it
+    /// ends without a result, and nothing is invented.
+    public mutating func void() {
+        guard isPaused else { return }
+        phase = .interrupted
+    }
+
+    /// A game rebuilt from the history, paused: `moves` in order, the first by whoever moved
+    /// first (it plays O). `round`: the game's number in its match (the peer's counter is its own:
+    /// only differences between the two count).
+    public init(restoring size: BoardSize, key: ID128, weMovedFirst: Bool, moves: [Int], moveTime: UInt16, round: Int,
+                score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) throws(GameFault) {
+        self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(moveTime)))
+        piece = weMovedFirst ? .o : .x
+        for (i, cell) in moves.enumerated() {
+            let ours = (i % 2 == 0) == weMovedFirst
+            do { try board.place(ours ? piece : piece.opponent, at: cell) } catch {
+                throw GameFault(.internalError, "the stored move \(i + 1) (cell \(cell + 1)) does not fit the board: \(error)")
+            }
+            guard board.outcome(after: cell) == .inProgress else {
+                throw GameFault(.internalError, "the stored moves end the game at move \(i + 1)")
+            }
+            self.moves.append(cell)
+        }
+        self.key = key
+        agreedMoveTime = moveTime
+        ourRound = round
+        peerRound = round
+        let ourTurn = (moves.count % 2 == 0) == weMovedFirst
+        phase = .paused(ourTurn: ourTurn, remaining: moveTime > 0 ? .seconds(Int64(moveTime)) : nil)
+    }
+}
