@@ -35,6 +35,9 @@ final class Suspensions {
     private let lobby: Lobby
     private let matches: Matches
     private(set) var games: [ID128: Suspended] = [:]
+    /// The last game with each peer that ended as its link was lost: the peer may not have
+    /// heard its last move or our resignation, and asks in RESUME (answered from here).
+    private var finished: [ID128: (match: Match, resignedByUs: Bool)] = [:]
     /// How often a peer that is away is dialled.
     static let redial: Duration = .seconds(2)
 
@@ -57,7 +60,12 @@ final class Suspensions {
 
     /// `link` is closing with a match on it: true when its game is kept (the caller then does not
     /// end it). Kept: a game in play, a link lost without a protocol fault, a peer that can resume.
+    /// A game that just ended is remembered, for a peer that did not hear the end.
     func keep(_ link: Link, peer: PeerInfo, now: Instant) -> Bool {
+        if let match = link.match, match.game.state == .done, match.game.key != nil, !link.faulted,
+           peer.capabilities.contains(.resume) {
+            finished[peer.id] = (match, match.game.endedByOurResignation)
+        }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
               match.game.pause(now: now) else { return false }
@@ -123,6 +131,14 @@ final class Suspensions {
     /// RESUME from the peer (Protocol.md §13).
     func received(_ r: Resume, on link: Link, now: Instant) {
         guard let peer = link.peer else { return }
+        if let done = finished[peer.id], done.match.game.key == r.key {
+            // It missed how the game ended: our last move (it reconciles), or our resignation.
+            finished[peer.id] = nil
+            let g = done.match.game
+            guard let key = g.key, r.status == .ready else { return }
+            return outbox.send(link, .resume(Resume(key: key, moves: UInt16(g.moves.count), digest: GameKey.digest(key: key, moves: g.moves),
+                                                    last: g.moves.last.map { UInt16($0) }, status: done.resignedByUs ? .resigned : .ready)))
+        }
         guard let s = games[peer.id], s.match.game.key == r.key else {
             // Not a game we hold with this peer (or none): say so, whatever it claims.
             if r.status != .unknown {
@@ -190,6 +206,8 @@ final class Suspensions {
             return outbox.fail(link, error.code, error.text)
         }
         matches.drain(link, now: now)
+        // The peer's last move ended the game (it had ended there): no next game on this link.
+        if s.match.game.state == .done, links[link.id]?.match === s.match { matches.end(link, byUs: false) }
     }
 
     /// The game cannot go on: recorded void, nothing invented.

@@ -5,6 +5,10 @@ import TicTacWire
 // resumed on a new link once both sides agree on the moves, or rebuilt from the history after
 // a restart. Nothing is sent while paused; the peer hears of it in RESUME.
 extension GameSession {
+    /// The last game ended by our own resignation (or our clock): the peer is told so if it
+    /// missed it.
+    public var endedByOurResignation: Bool { lastResult == .lost && crossing.lastEnding == .ourResign }
+
     /// True while the game waits for its link (`pause`): no clock runs.
     public var isPaused: Bool { if case .paused = phase { true } else { false } }
 

@@ -96,7 +96,7 @@ public struct GameSession: SansIOCore {
     /// The game number on our side within the match (1 for the first; 0 before it starts).
     public var round: Int { ourRound }
     var peerRound = 0
-    private var crossing = Crossing()
+    var crossing = Crossing()
 
     /// `score` carries on a running score from an earlier match with the same peer. `moveTime`
     /// is the clock our player asks for per move (zero: none; Protocol.md §9).

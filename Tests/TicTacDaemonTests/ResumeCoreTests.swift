@@ -1,0 +1,201 @@
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacDaemonCore
+import TicTacTime
+
+/// Games that outlive their link (Protocol.md §13), on cores joined by in-memory links whose
+/// delivery the test controls: the link is cut at every point of a game, with the frames in
+/// flight lost, and the same game must go on to the same end on both sides.
+@Suite struct ResumeCoreTests {
+    func resuming(_ name: String, seed: UInt64, window: Duration = .seconds(600)) -> DaemonConfig {
+        var c = config(name, seed: seed)
+        c.capabilities.insert(.resume)
+        c.keepsHistory = true
+        c.resumeWindow = window
+        return c
+    }
+
+    /// ann and ben (both able to resume) in a game, its first move decided.
+    func inGame(ann: DaemonConfig? = nil, ben: DaemonConfig? = nil) throws -> CoreNet {
+        var n = CoreNet(ann ?? resuming("ann", seed: 61), ben ?? resuming("ben", seed: 62))
+        _ = n.connect(dialler: 0)
+        n.settle()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        return n
+    }
+
+    /// The side to move, or nil.
+    func mover(_ n: CoreNet) -> Int? {
+        if n.game(0)?.state == .myTurn { return 0 }
+        if n.game(1)?.state == .myTurn { return 1 }
+        return nil
+    }
+
+    /// A fixed order of cells; each move takes the first still empty.
+    let script = [4, 0, 8, 2, 6, 3, 5, 1, 7]
+
+    func play(_ n: inout CoreNet, moves: Int) throws {
+        for _ in 0..<moves {
+            guard let side = mover(n), let board = n.game(side)?.board else { return }
+            let cell = try #require(script.first { board.emptyCells.contains($0) })
+            try n.command(side, .move(cell))
+            n.settle()
+        }
+    }
+
+    func lastLink(_ n: CoreNet) throws -> LinkID { try #require(n.wires.keys.filter { !n.closed.contains($0) }.max()) }
+
+    func reconnect(_ n: inout CoreNet) {
+        _ = n.connect(dialler: 1)
+        n.settle()
+    }
+
+    func interrupted(_ n: CoreNet, _ i: Int) -> Int {
+        n.count(i) { if case .gameInterrupted = $0 { true } else { false } }
+    }
+
+    func resumed(_ n: CoreNet, _ i: Int) -> Int {
+        n.count(i) { if case .gameResumed(_, false) = $0 { true } else { false } }
+    }
+
+    @Test func aCutGameIsKeptOnBothSidesAndGoesOnWhenTheLinkIsBack() throws {
+        var n = try inGame()
+        try play(&n, moves: 3)
+        let before = try #require(n.game(0)?.moves)
+        n.close(try lastLink(n))
+        #expect(interrupted(n, 0) == 1 && interrupted(n, 1) == 1)
+        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 0)
+        #expect(n.cores[0].presenceState == .playing && n.cores[0].seatFault == nil)
+        reconnect(&n)
+        #expect(resumed(n, 0) == 1 && resumed(n, 1) == 1)
+        #expect(n.game(0)?.moves == before && n.game(1)?.moves == before)
+        try play(&n, moves: 9)
+        let a = try #require(n.game(0)), b = try #require(n.game(1))
+        #expect(a.state == .done && b.state == .done && a.moves == b.moves)
+        #expect(n.errors.isEmpty, "\(n.errors)")
+        #expect(n.cores[0].seatFault == nil && n.cores[1].seatFault == nil)
+    }
+
+    /// Cut after every move of a game, the frames in flight lost or delivered, with either side
+    /// to redial: the game always goes on and both sides end with the same moves and result.
+    @Test(arguments: 0...7, [false, true])
+    func everyCutPointResumesToTheSameEnd(after moves: Int, lostInFlight: Bool) throws {
+        var n = try inGame()
+        try play(&n, moves: moves)
+        if let side = mover(n), let board = n.game(side)?.board {
+            // One more move is made; its MOVE is lost with the link, or reaches the peer first.
+            let cell = try #require(script.first { board.emptyCells.contains($0) })
+            try n.command(side, .move(cell))
+            if !lostInFlight { n.settle() }
+        }
+        n.close(try lastLink(n))
+        reconnect(&n)
+        #expect(n.errors.isEmpty, "\(n.errors)")
+        try play(&n, moves: 9)
+        // What each side recorded: every move once, in order, the same cells, mirrored results.
+        let moved = n.records.map { $0.compactMap { if case let .moved(k, c, _) = $0.fact { (k, c) } else { nil } } }
+        let ended = n.records.map { $0.compactMap { if case let .ended(r, _) = $0.fact { r } else { nil } } }
+        #expect(moved[0].map(\.0) == Array(1...moved[0].count))
+        #expect(moved[0].map(\.1) == moved[1].map(\.1) && moved[0].map(\.0) == moved[1].map(\.0))
+        #expect(ended[0].count == 1 && ended[1].count == 1, "\(ended)")
+        let mirror: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
+        #expect(ended[0].first.flatMap { mirror[$0] } == ended[1].first)
+        #expect(!n.records[0].contains { $0.fact == .void } && !n.records[1].contains { $0.fact == .void })
+    }
+
+    @Test func aForgedDigestIsAConflictAndTheGameIsVoidNotRewritten() throws {
+        var n = try inGame()
+        try play(&n, moves: 2)
+        let key = try #require(n.game(0)?.key)
+        n.close(try lastLink(n))
+        n.drop = { _, m in if case .resume = m { true } else { false } } // only the forged one arrives
+        let link = n.connect(dialler: 1)
+        n.settle()
+        n.drop = nil
+        n.inject(.resume(Resume(key: key, moves: 2, digest: Array(repeating: 7, count: 32), last: 0, status: .ready)), to: 0, link: link)
+        #expect(n.count(0) { if case .gameVoid = $0 { true } else { false } } == 1)
+        #expect(n.records[0].last?.fact == .void)
+        #expect(n.cores[0].presenceState == .idle)
+    }
+
+    @Test func aThirdDaemonThatKnowsTheKeyCannotTakeTheGame() throws {
+        var n = CoreNet(resuming("ann", seed: 61), resuming("ben", seed: 62), resuming("eve", seed: 63))
+        _ = n.connect(dialler: 0, to: 1)
+        n.settle()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+        try play(&n, moves: 2)
+        let moves = try #require(n.game(0)?.moves)
+        let key = try #require(n.game(0)?.key)
+        n.close(try lastLink(n))
+        let eve = n.connect(dialler: 2, to: 0)
+        n.settle()
+        n.inject(.resume(Resume(key: key, moves: 2, digest: GameKey.digest(key: key, moves: moves), last: UInt16(moves[1]), status: .ready)),
+                 to: 0, link: eve)
+        #expect(resumed(n, 0) == 0)
+        #expect(n.cores[0].presenceState == .playing) // still waiting for ben
+        // ben, back, takes it up.
+        _ = n.connect(dialler: 1, to: 0)
+        n.settle()
+        #expect(resumed(n, 0) == 1 && n.game(0)?.moves == moves)
+    }
+
+    @Test func theWindowPassesTheGameIsAdjournedAndOfferedAgainLater() throws {
+        var n = try inGame(ann: resuming("ann", seed: 61, window: .seconds(30)))
+        try play(&n, moves: 1)
+        n.close(try lastLink(n))
+        n.advance(by: .seconds(31))
+        #expect(n.count(0) { if case .gameAdjourned = $0 { true } else { false } } == 1)
+        #expect(n.cores[0].presenceState == .idle)
+        #expect(n.records[0].last?.fact == .adjourned)
+        reconnect(&n)
+        #expect(resumed(n, 0) == 1 && resumed(n, 1) == 1)
+    }
+
+    @Test func thePlayerAdjournsWithLobbyAndIsFreeToPlayOthers() throws {
+        var n = try inGame()
+        try play(&n, moves: 1)
+        n.close(try lastLink(n))
+        try n.command(0, .leaveMatch)
+        #expect(n.cores[0].presenceState == .idle && n.cores[0].seatFault == nil)
+        #expect(n.count(0) { if case .gameAdjourned = $0 { true } else { false } } == 1)
+    }
+
+    @Test func resigningApartIsALossAndThePeerLearnsItWhenBack() throws {
+        var n = try inGame()
+        try play(&n, moves: 2)
+        n.close(try lastLink(n))
+        try n.command(0, .resign)
+        #expect(n.records[0].last?.fact == .ended(.lost, how: .resigned))
+        #expect(n.cores[0].presenceState == .idle)
+        reconnect(&n)
+        #expect(n.count(1) { if case .gameResumed(_, true) = $0 { true } else { false } } == 1)
+        #expect(n.records[1].last?.fact == .ended(.won, how: .resigned))
+    }
+
+    @Test func aProtocolFaultEndsTheGameAsBefore() throws {
+        var n = try inGame()
+        try play(&n, moves: 1)
+        n.inject(.hello(Hello(instanceID: n.cores[1].config.instanceID, name: try DisplayName("ben"), capabilities: [],
+                              publicKey: Array(repeating: 0, count: 32), nonce: ID128(high: 0, low: 1))), to: 0, link: try lastLink(n))
+        n.settle()
+        #expect(interrupted(n, 0) == 0)
+        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)
+    }
+
+    @Test func aPeerThatCannotResumeLosesTheGameWithTheLinkAsInVersionOne() throws {
+        var old = config("ben", seed: 62)
+        old.keepsHistory = true
+        var n = try inGame(ben: old)
+        try play(&n, moves: 1)
+        n.close(try lastLink(n))
+        #expect(interrupted(n, 0) == 0 && interrupted(n, 1) == 0)
+        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)
+    }
+}
