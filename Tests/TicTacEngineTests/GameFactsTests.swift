@@ -99,4 +99,13 @@ import TicTacWire
         #expect(GameKey.digest(key: k, moves: [1, 2]) != GameKey.digest(key: k, moves: [2, 1]))
         #expect(GameKey.digest(key: k, moves: [1, 2]).count == 32)
     }
+
+    /// Protocol.md §13's vectors.
+    @Test func theKeyAndDigestMatchTheSpec() {
+        let key = GameKey.make([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32))
+        #expect(key.description == "836b3153921e914e6a2c838524849c58")
+        let game = ID128(high: 0xfedc_ba98_7654_3210, low: 0x0123_4567_89ab_cdef)
+        let hex = GameKey.digest(key: game, moves: [4, 0]).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        #expect(hex == "9894de2762ada4ce3fdd2e0e0fce9ef68a23f660b33d62491fe648b3a6d961b4")
+    }
 }
