@@ -116,7 +116,9 @@ public final class DaemonCore: SansIOCore {
         case let .frame(id, frame): linkReceived(id, frame, now: now)
         case let .decodeFailed(id, error): if let link = links[id] { outbox.fail(link, error.code, error.description) }
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
-        case let .presence(event): lobby.presence(event)
+        case let .presence(event):
+            lobby.presence(event)
+            suspensions.presence(event, now: now)
         case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         }

@@ -34,12 +34,17 @@ final class Matches {
         let score = link.peer.flatMap { lobby.scores[$0.id] } ?? Score()
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
-        // The front's events, and those the bot acts on (drain).
-        match.game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
-        match.game.recordsFacts = config.keepsHistory
+        prepare(&match.game)
         links.setActivity(link, .playing(match))
         match.game.handle(.start, now: now)
         drain(link, now: now)
+    }
+
+    /// Sets what a game of ours tells: the front's events and those the bot acts on (drain), and
+    /// the history's facts.
+    func prepare(_ game: inout GameSession) {
+        game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
+        game.recordsFacts = config.keepsHistory
     }
 
     /// The match on `link` ends and the link goes back to the lobby; the score is kept.

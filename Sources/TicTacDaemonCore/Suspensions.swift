@@ -1,3 +1,4 @@
+import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacTime
 import TicTacWire
@@ -53,7 +54,9 @@ final class Suspensions {
     /// they are back (dialled as soon as discovery sees them).
     func restore(_ restored: [RestoredGame]) {
         for r in restored where games[r.peer.id] == nil {
-            games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: r.game), until: nil,
+            var game = r.game
+            matches.prepare(&game)
+            games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: game), until: nil,
                                          dialled: nil, now: .zero)
         }
     }
@@ -85,6 +88,14 @@ final class Suspensions {
             guard let next else { return soonest }
             return min(soonest ?? next, next)
         }
+    }
+
+    /// Discovery sees a peer we hold a game with and have no link to: dial it now, not at the
+    /// next redial.
+    func presence(_ event: DiscoveryEvent, now: Instant) {
+        guard case let .found(p) = event, let s = games[p.id], links.links(to: p.id).isEmpty else { return }
+        s.nextDial = now
+        timeouts(now: now)
     }
 
     /// Windows that closed become adjourned; peers still away are dialled again.
