@@ -94,11 +94,24 @@ final class DaemonState {
         }
     }
 
-    /// Stores one fact; the first failure turns the history off (said once), play goes on.
-    func record(_ r: GameFactRecord, us: ID128) {
+    /// Stores a reactor turn's facts in one transaction; the first failure turns the history off
+    /// (said once), play goes on.
+    func record(_ facts: [GameFactRecord], us: ID128) {
         guard let store else { return }
         let now = Self.unixMillis()
         do throws(StoreError) {
+            try store.batch { () throws(StoreError) in
+                for r in facts { try write(r, us: us, now: now, to: store) }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    func record(_ r: GameFactRecord, us: ID128) { record([r], us: us) }
+
+    private func write(_ r: GameFactRecord, us: ID128, now: Int64, to store: GameStore) throws(StoreError) {
+        do {
             // A game gets its row when the roll decides (or it ends first, by a forfeit): one
             // that stopped before has nothing to keep.
             switch r.fact {
@@ -134,8 +147,6 @@ final class DaemonState {
                 try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
                 games[r.match] = nil
             }
-        } catch {
-            fail(error)
         }
     }
 

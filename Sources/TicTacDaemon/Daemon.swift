@@ -19,9 +19,11 @@ public final class Daemon {
     public var onEvent: (DaemonEvent) -> Void = { _ in }
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
     public var onLog: (String) -> Void = { _ in }
-    /// Stores a game fact in the history (`DaemonConfig.keepsHistory`), synchronously: the
-    /// frames queued after it leave only once it returns.
-    public var onRecord: (GameFactRecord) -> Void = { _ in }
+    /// Stores game facts in the history (`DaemonConfig.keepsHistory`), synchronously: a turn's
+    /// facts together, before any of that turn's frames leave.
+    public var onRecord: ([GameFactRecord]) -> Void = { _ in }
+    /// A turn's facts being stored (kept between turns for its capacity).
+    private var records: [GameFactRecord] = []
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
     /// Set it before connections are made (each link is wired when it opens).
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
@@ -371,6 +373,7 @@ public final class Daemon {
             connections[b.id]?.send(b.bytes)
             core.recycle(b.bytes) // written or copied into the connection's queue: reused
         }
+        if core.config.keepsHistory { storeRecords(&pending) }
         var notes = false
         for i in pending.indices {
             // The notifications stay where they are for the second pass (their kind is read
@@ -406,8 +409,8 @@ public final class Daemon {
             case let .think(job):
                 sendBatch()
                 think(job)
-            case let .record(fact):
-                onRecord(fact) // before any later frame leaves; earlier ones may wait in the batch
+            case .record:
+                break // taken out and stored first (storeRecords)
             }
         }
         sendBatch()
@@ -433,6 +436,16 @@ public final class Daemon {
             dnssd?.update(txt: dnssdTXT)
         }
         rearm()
+    }
+
+    /// The turn's history facts, in one call before any of its frames are sent: a fact is then
+    /// stored before the frame that tells the peer (and one after it a moment early, harmless).
+    private func storeRecords(_ pending: inout [DaemonAction]) {
+        for action in pending { if case let .record(fact) = action { records.append(fact) } }
+        guard !records.isEmpty else { return }
+        pending.removeAll { if case .record = $0 { true } else { false } }
+        onRecord(records)
+        records.removeAll(keepingCapacity: true)
     }
 
     /// Hands a search to the bot's thread; without one (it could not be made) it runs here.

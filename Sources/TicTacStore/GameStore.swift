@@ -13,6 +13,8 @@ import TicTacWire
 public final class GameStore {
     public let path: String
     private let db: DatabaseQueue
+    /// The open transaction of `batch`, which the writes inside it join.
+    private var current: Database?
 
     /// Opens (or creates) the store at `path` and brings its schema up to date. Refuses a file
     /// that is not a database, one of a newer schema, or one locked by another process.
@@ -235,7 +237,25 @@ public final class GameStore {
 
     // MARK: - Private
 
+    /// Runs `body`'s writes in one transaction (one commit for a reactor turn's facts): all of
+    /// them are stored when it returns, or none when it throws.
+    public func batch(_ body: () throws(StoreError) -> Void) throws(StoreError) {
+        if current != nil { return try body() }
+        do {
+            try db.write { database in
+                current = database
+                defer { current = nil }
+                try body()
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
     private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        if let current {
+            do { return try body(current) } catch { throw StoreError.from(error, path: path) }
+        }
         do {
             return try db.write(body)
         } catch {
