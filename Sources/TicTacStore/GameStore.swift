@@ -66,10 +66,10 @@ public final class GameStore {
     /// Records that a peer was seen (a game or a handshake), under the name it gave.
     public func peerSeen(_ id: ID128, name: String, at ms: Int64) throws(StoreError) {
         try write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
-                """, arguments: [id.description, name, ms, ms])
+                """).execute(arguments: [id.description, name, ms, ms])
         }
     }
 
@@ -79,16 +79,16 @@ public final class GameStore {
     public func gameStarted(match: ID128, number: Int, peer: ID128, peerName: String, us: ID128,
                             size: BoardSize, at ms: Int64) throws(StoreError) -> Int64 {
         try write { db in
-            try db.execute(sql: """
+            try db.cachedStatement(sql: """
                 INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
-                """, arguments: [peer.description, peerName, ms, ms])
-            try db.execute(sql: """
+                """).execute(arguments: [peer.description, peerName, ms, ms])
+            try db.cachedStatement(sql: """
                 INSERT INTO games (matchID, number, peerID, ourID, rows, cols, k, startedAt, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing') ON CONFLICT (peerID, matchID, number) DO NOTHING
-                """, arguments: [match.description, number, peer.description, us.description,
+                """).execute(arguments: [match.description, number, peer.description, us.description,
                                  size.rows, size.cols, size.k, ms])
-            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM games WHERE peerID = ? AND matchID = ? AND number = ?",
+            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM games WHERE peerID = ? AND matchID = ? AND number = ?"),
                                               arguments: [peer.description, match.description, number]) else {
                 throw StoreError.failed(path, message: "the game just stored is missing")
             }
@@ -99,8 +99,8 @@ public final class GameStore {
     /// Records who moves first and the game's key (`GameKey`), once the roll has decided.
     public func firstMoveDecided(game: Int64, weMoveFirst: Bool, key: ID128? = nil, moveTime: Int = 0) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE games SET weMovedFirst = ?, key = ?, moveTime = ? WHERE id = ?",
-                           arguments: [weMoveFirst, key?.description, moveTime, game])
+            try db.cachedStatement(sql: "UPDATE games SET weMovedFirst = ?, key = ?, moveTime = ? WHERE id = ?")
+                .execute(arguments: [weMoveFirst, key?.description, moveTime, game])
         }
     }
 
@@ -108,18 +108,20 @@ public final class GameStore {
     /// different cell under a number already stored is a conflict and changes nothing.
     public func move(game: Int64, number: Int, cell: Int, byUs: Bool, at ms: Int64) throws(StoreError) {
         try write { db in
-            if let stored = try Row.fetchOne(db, sql: "SELECT cell, byUs FROM moves WHERE game = ? AND number = ?",
-                                             arguments: [game, number]) {
-                let same = try stored.decode(Int.self, forColumn: "cell") == cell && stored.decode(Bool.self, forColumn: "byUs") == byUs
-                if same { return }
+            // One look at the last stored number; the stored move itself only for a repeat.
+            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM moves WHERE game = ?"), arguments: [game]) ?? 0
+            if number <= count {
+                let stored = try Row.fetchOne(db.cachedStatement(sql: "SELECT cell, byUs FROM moves WHERE game = ? AND number = ?"),
+                                              arguments: [game, number])
+                let same = try stored.map { try $0.decode(Int.self, forColumn: "cell") == cell && $0.decode(Bool.self, forColumn: "byUs") == byUs }
+                if same == true { return }
                 throw StoreError.failed(path, message: "move \(number) of game \(game) is stored as another move")
             }
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM moves WHERE game = ?", arguments: [game]) ?? 0
             guard number == count + 1 else {
                 throw StoreError.failed(path, message: "move \(number) of game \(game) after \(count) stored")
             }
-            try db.execute(sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [game, number, cell, byUs, ms])
+            try db.cachedStatement(sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [game, number, cell, byUs, ms])
         }
     }
 
@@ -127,8 +129,8 @@ public final class GameStore {
     public func gameEnded(game: Int64, state: GameRecord.State, result: GameResult?, ending: String?,
                           at ms: Int64) throws(StoreError) {
         try write { db in
-            try db.execute(sql: "UPDATE games SET state = ?, result = ?, ending = ?, endedAt = ? WHERE id = ?",
-                           arguments: [state.rawValue, result?.rawValue, ending, ms, game])
+            try db.cachedStatement(sql: "UPDATE games SET state = ?, result = ?, ending = ?, endedAt = ? WHERE id = ?")
+                .execute(arguments: [state.rawValue, result?.rawValue, ending, ms, game])
         }
     }
 
