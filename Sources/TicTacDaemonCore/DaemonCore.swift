@@ -237,6 +237,8 @@ public final class DaemonCore: SansIOCore {
             message = try Message(frame: frame)
         } catch {
             if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
+            // No ERROR answers an ERROR, even one we cannot read (Protocol.md §5): just close.
+            if frame.type == Message.Kind.error.rawValue { return outbox.peerError(link, ErrorCode.malformed.rawValue, "an ERROR that does not decode (\(error))") }
             return outbox.fail(link, error.code, error.description)
         }
         if link.ready {

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import Testing
 import TicTacEngine
 import TicTacWire
@@ -83,6 +84,47 @@ private func hex(_ s: String) -> [UInt8] {
     static let diallerKey = hex("2bc65058523715e6d2d5da54db2132227bc29d7201fd098788f1b054e94551ff")
     static let acceptorKey = hex("9b6a95792ebbd8f9354b9d4ba775891f710968256fb64e01221f808c8067691b")
     static let sealedMove = hex("54544143 02 24 0000 00000015 3c382c5c1e f69f0b7d066e52dbe5826881a6b2ee81")
+
+    /// Protocol.md's ```hex blocks marked `session=KIND`, by kind (comments after `#` dropped).
+    static func specVectors() throws -> [String: [UInt8]] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Protocol.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var out: [String: [UInt8]] = [:]
+        var kind: String?
+        var body = ""
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```hex"), let attr = line.split(separator: " ").first(where: { $0.hasPrefix("session=") }) {
+                kind = String(attr.dropFirst("session=".count))
+                body = ""
+            } else if line.hasPrefix("```"), let k = kind {
+                out[k] = hex(body)
+                kind = nil
+            } else if kind != nil {
+                body += line.split(separator: "#", maxSplits: 1).first.map(String.init) ?? ""
+            }
+        }
+        return out
+    }
+
+    @Test func protocolMdsVersionTwoVectorsAreWhatTheCodeComputes() throws {
+        let v = try Self.specVectors()
+        let d = try #require(EphemeralKey(privateKey: v["dialler-private"] ?? []))
+        let a = try #require(EphemeralKey(privateKey: v["acceptor-private"] ?? []))
+        let shared = try #require(d.sharedSecret(with: a.publicKey))
+        #expect(shared == v["shared"])
+        let session = HandshakeTranscript.session(
+            version: 2, dialler: .init(id: Self.dialler.id, nonce: Self.dialler.nonce, ephemeralKey: d.publicKey),
+            acceptor: .init(id: Self.acceptor.id, nonce: Self.acceptor.nonce, ephemeralKey: a.publicKey))
+        #expect(session == v["session"])
+        #expect(Array(SHA256.hash(data: session)) == v["salt"])
+        let keys = SessionKeys.derive(sharedSecret: shared, session: session)
+        #expect(keys.diallerToAcceptor == v["dialler-key"])
+        #expect(keys.acceptorToDialler == v["acceptor-key"])
+        var cipher = keys.cipher(dialler: true)
+        var bytes = Message.move(cell: 4).encoded(version: 2)
+        #expect(cipher.seal(&bytes, frameAt: 0))
+        #expect(bytes == v["sealed-move"])
+    }
 
     @Test func theKeyScheduleGivesTheVectorsBytes() throws {
         let d = try #require(EphemeralKey(privateKey: Self.diallerScalar))
@@ -293,6 +335,20 @@ private func hex(_ s: String) -> [UInt8] {
         #expect(frames.allSatisfy { $0.version == 1 })
         #expect(frames.compactMap { try? Message(frame: $0) }.map(\.kind) == [.hello, .proof, .invite])
         #expect(r.frames(1).allSatisfy { $0.version == 1 || $0.type == Message.Kind.hello.rawValue })
+    }
+
+    /// Protocol.md §5: an ERROR is never answered with ERROR, even one that does not decode
+    /// (a message over 256 bytes): the link just closes.
+    @Test func anUnreadableErrorIsNotAnsweredWithError() throws {
+        var core = DaemonCore(config: config("ann", seed: 31))
+        core.handle(.linkOpened(1, outgoing: false, address: "198.18.0.2", port: nil), now: .zero)
+        _ = core.pollActions()
+        var payload: [UInt8] = [1, 0, 2, 0, 1, 2, 1, 44]
+        payload += [UInt8](repeating: 0x41, count: 300)
+        core.handle(.frame(1, Frame(version: 1, type: Message.Kind.error.rawValue, payload: payload)), now: .zero)
+        let actions = core.pollActions()
+        #expect(!actions.contains { if case .send = $0 { true } else { false } })
+        #expect(actions.contains { if case .close(1, _) = $0 { true } else { false } })
     }
 
     /// Protocol.md §2/§4: after the peer's HELLO an unknown IGNORABLE frame is skipped, also

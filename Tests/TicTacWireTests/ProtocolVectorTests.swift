@@ -76,6 +76,7 @@ import Testing
         "identity", // IdentityTests (and transcriptVector here)
         "sha256",   // CommitmentTests
         "legacy",   // FieldWireTests
+        "session",  // AuthenticatedStreamTests (version 2's key schedule and sealed frame)
     ]
 
     /// Bytes from hex text: groups of hex digits separated by white space. Anything else, or a
