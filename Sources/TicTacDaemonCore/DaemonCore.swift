@@ -59,7 +59,7 @@ public final class DaemonCore: SansIOCore {
         random = CoreRandom(AnyRandom(config.makeRandom()))
         links = LinkRegistry(tracksSeat: config.bot == nil)
         deadlines = LinkDeadlines(config: config, inviteGrace: Self.inviteGrace)
-        outbox = Outbox(deadlines: deadlines)
+        outbox = Outbox(deadlines: deadlines, version: config.versions.upperBound)
         handshake = Handshake(config: config)
         lobby = Lobby(links: links, outbox: outbox, scores: config.scores)
         matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
@@ -114,7 +114,10 @@ public final class DaemonCore: SansIOCore {
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
-        case let .decodeFailed(id, error): if let link = links[id] { outbox.fail(link, error.code, error.description) }
+        case let .decodeFailed(id, error):
+            guard let link = links[id] else { return }
+            if link.cipher != nil { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
+            outbox.fail(link, error.code, error.description)
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
         case let .presence(event):
             lobby.presence(event)
@@ -204,15 +207,31 @@ public final class DaemonCore: SansIOCore {
     // MARK: - A link's life
 
     private func linkOpened(_ id: LinkID, outgoing: Bool, address: String, port: UInt16?, now: Instant) {
+        let highest = config.versions.upperBound
+        let nonce = HandshakeTranscript.marked(random.id(), maxVersion: highest)
         let link = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
-                        openedAt: now, nonce: random.id())
+                        openedAt: now, nonce: nonce, ephemeral: highest >= 2 ? ephemeralKey() : nil)
         links.insert(link)
         deadlines.touch(id)
-        outbox.send(link, handshake.hello(nonce: link.nonce), version: ProtocolVersion.current)
+        // The header carries our highest version (Protocol.md §4); the receiver reads only fields 1 and 2.
+        outbox.send(link, handshake.hello(on: link), version: highest)
     }
 
-    private func linkReceived(_ id: LinkID, _ frame: Frame, now: Instant) {
+    /// A fresh X25519 key from the core's generator (so a seeded daemon replays).
+    private func ephemeralKey() -> EphemeralKey? {
+        var scalar: [UInt8] = []
+        for _ in 0..<4 { withUnsafeBytes(of: random.next().bigEndian) { scalar += $0 } }
+        return EphemeralKey(privateKey: scalar)
+    }
+
+    private func linkReceived(_ id: LinkID, _ sealed: Frame, now: Instant) {
         guard let link = links[id], !link.closing else { return }
+        var frame = sealed
+        if link.cipher != nil {
+            // A frame that does not open closes the link with nothing sent: no oracle (Protocol.md §4).
+            guard let plain = link.cipher?.open(sealed) else { return outbox.closeUnread(link) }
+            frame = plain
+        }
         link.lastHeard = now
         deadlines.touch(id)
         // HELLO and ERROR are read whatever the header's version (Protocol.md §4); before the
@@ -229,6 +248,8 @@ public final class DaemonCore: SansIOCore {
             message = try Message(frame: frame)
         } catch {
             if case .unknownType(_, ignorable: true) = error { return } // Protocol.md §2: skip it
+            // No ERROR answers an ERROR, even one we cannot read (Protocol.md §5): just close.
+            if frame.type == Message.Kind.error.rawValue { return outbox.peerError(link, ErrorCode.malformed.rawValue, "an ERROR that does not decode (\(error))") }
             return outbox.fail(link, error.code, error.description)
         }
         if link.ready {

@@ -13,6 +13,9 @@ public struct DaemonConfig {
     public var instanceID: ID128 { identity.instanceID }
     public var name: DisplayName
     public var capabilities: Capabilities
+    /// The protocol versions we offer in HELLO (Protocol.md §4). A replay of a capture offers
+    /// only the capture's version, so it sends the captured bytes again.
+    public var versions: ClosedRange<UInt8> = ProtocolVersion.supported
     /// Board offered in our invitations.
     public var size: BoardSize = .classic
     /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,

@@ -21,10 +21,12 @@ struct Handshake {
 
     let config: DaemonConfig
 
-    /// Our HELLO, with the nonce the peer's PROOF must sign.
-    func hello(nonce: ID128) -> Message {
-        .hello(Hello(instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
-                     publicKey: config.identity.publicKey, nonce: nonce))
+    /// Our HELLO on `link`: the versions we offer, the nonce the peer's PROOF must sign and,
+    /// when we offer version 2, our ephemeral key.
+    func hello(on link: Link) -> Message {
+        .hello(Hello(minVersion: config.versions.lowerBound, maxVersion: config.versions.upperBound,
+                     instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
+                     publicKey: config.identity.publicKey, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey))
     }
 
     /// A message on a link that is not ready yet.
@@ -44,15 +46,38 @@ struct Handshake {
     }
 
     private func helloReceived(_ hello: Hello, on link: Link, links: LinkRegistry, outbox: Outbox) -> Step {
-        guard let version = ProtocolVersion.negotiate(remoteMin: hello.minVersion, remoteMax: hello.maxVersion) else {
-            let ours = ProtocolVersion.supported
+        let ours = config.versions
+        guard let version = ProtocolVersion.negotiate(local: ours, remoteMin: hello.minVersion, remoteMax: hello.maxVersion) else {
             return .fault(.unsupportedVersion,
                           "no common version: we speak \(ours.lowerBound)...\(ours.upperBound), the peer \(hello.minVersion)...\(hello.maxVersion)")
         }
+        // A marked nonce declares the sender's highest version and is signed: a HELLO that offers
+        // less than its own nonce declares was altered on the way (a downgrade; Protocol.md §4).
+        if let declared = HandshakeTranscript.markedVersion(hello.nonce), declared > hello.maxVersion,
+           let honest = ProtocolVersion.negotiate(local: ours, remoteMin: hello.minVersion, remoteMax: declared), honest > version {
+            return .fault(.unsupportedVersion, "HELLO offers up to version \(hello.maxVersion), its nonce says \(declared): altered on the way")
+        }
         guard hello.instanceID != config.instanceID else { return .fault(.unexpectedMessage, "connected to itself") }
+        guard StrictEd25519.acceptsKey(hello.publicKey) else {
+            return .fault(.badIdentity, "the public key in HELLO is of small order or not canonical")
+        }
         guard Identity.instanceID(forPublicKey: hello.publicKey) == hello.instanceID else {
             return .fault(.badIdentity, "the public key in HELLO does not give instance id \(hello.instanceID)")
         }
+        if version >= 2 {
+            guard let theirs = hello.ephemeralKey, let ephemeral = link.ephemeral else {
+                return .fault(.malformed, "a version \(version) HELLO without its ephemeral key (field 8)")
+            }
+            guard let secret = ephemeral.sharedSecret(with: theirs) else {
+                return .fault(.badIdentity, "the ephemeral key in HELLO is of small order")
+            }
+            let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.nonce, ephemeralKey: ephemeral.publicKey)
+            let them = HandshakeTranscript.Side(id: hello.instanceID, nonce: hello.nonce, ephemeralKey: theirs)
+            let session = HandshakeTranscript.session(version: version, dialler: link.outgoing ? us : them,
+                                                      acceptor: link.outgoing ? them : us)
+            link.pendingCipher = SessionKeys.derive(sharedSecret: secret, session: session).cipher(dialler: link.outgoing)
+        }
+        link.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
         link.handshake = .awaitingProof(hello, version: version, heir: nil)
         links.bind(link, to: hello.instanceID)
         // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
@@ -62,10 +87,14 @@ struct Handshake {
 
     private func proofReceived(_ signature: [UInt8], on link: Link, outbox: Outbox) -> Step {
         guard let version = link.version, let hello = link.peerHello else { return .waiting }
-        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.nonce) else {
+        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.nonce,
+                                          ourEphemeralKey: link.ourEphemeralKey) else {
             return .fault(.badIdentity, "PROOF does not verify with the key of instance id \(hello.instanceID)")
         }
         if !link.outgoing, case let .fault(code, text) = sendProof(on: link, outbox: outbox) { return .fault(code, text) }
+        // Both PROOFs are out: from here every frame either way is sealed (version 2).
+        link.cipher = link.pendingCipher
+        link.pendingCipher = nil
         let heir = link.heir
         let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                             port: link.port, capabilities: hello.capabilities)
@@ -75,8 +104,9 @@ struct Handshake {
 
     private func sendProof(on link: Link, outbox: Outbox) -> Step {
         guard let version = link.version, let hello = link.peerHello else { return .waiting }
-        guard let signature = config.identity.proof(version: version, ourNonce: link.nonce,
-                                                    peer: hello.instanceID, peerNonce: hello.nonce) else {
+        let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey)
+        let them = HandshakeTranscript.Side(id: hello.instanceID, nonce: hello.nonce, ephemeralKey: hello.ephemeralKey)
+        guard let signature = config.identity.proof(version: version, ours: us, peer: them) else {
             return .fault(.internalError, "could not sign the handshake")
         }
         outbox.send(link, .proof(signature: signature))

@@ -11,6 +11,7 @@ import TicTacWire
 // |-------------------|------------------------------------------------|---------------------------------------|
 // | (opened)          | -                                              | send HELLO: awaitingHello             |
 // | awaitingHello     | HELLO: a common version, the key gives the id  | awaitingProof (the dialler proves)    |
+// | awaitingHello     | HELLO, version 2: field 8 gives a shared secret| (keys made, not yet used)             |
 // | awaitingProof     | PROOF verifies; no other ready link to the peer| (the acceptor proves) ready, announced|
 // |                   |                                                | : peer-found (an heir: quietly, and   |
 // |                   |                                                | our moved invitation is sent again)   |
@@ -22,6 +23,8 @@ import TicTacWire
 // | ready, spare      | the announced link to that peer closes         | announced (takes over, quietly)       |
 // | not ready         | anything else but ERROR                        | ERROR, close                          |
 // | not ready         | `handshakeTimeout` (5 s) since opened          | ERROR `timeout`, close                |
+// | ready, version 2  | every frame after the PROOFs                   | sealed; one that does not open: close |
+// |                   |                                                | at once, nothing sent                 |
 // | ready             | `pingAfter` (1 s) of silence                   | PING                                  |
 // | any               | `deadAfter` (5 s) of silence                   | ERROR `timeout`, close                |
 //
@@ -67,6 +70,14 @@ final class Link {
     var lastPing: Instant?
     /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
     let nonce: ID128
+    /// Our HELLO's ephemeral key (version 2 offered); dropped once the session keys are made.
+    var ephemeral: EphemeralKey?
+    /// Its public half, which both PROOFs sign.
+    let ourEphemeralKey: [UInt8]?
+    /// Version 2: the keys made when the peer's HELLO came, in use once the link is ready.
+    var pendingCipher: LinkCipher?
+    /// Version 2, ready: every frame either way is sealed with it (Protocol.md §4).
+    var cipher: LinkCipher?
     var handshake: HandshakeState = .awaitingHello {
         // The fields every frame reads are kept beside the enum, so no frame copies the peer out.
         didSet {
@@ -116,9 +127,12 @@ final class Link {
     /// `DaemonConfig.maxPingsPerSecond`).
     var pingWindow: (start: Instant, count: Int)?
 
-    init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128) {
+    init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128,
+         ephemeral: EphemeralKey? = nil) {
         self.id = id
         self.nonce = nonce
+        self.ephemeral = ephemeral
+        ourEphemeralKey = ephemeral?.publicKey
         self.outgoing = outgoing
         self.address = address
         self.port = port

@@ -6,18 +6,37 @@ final class Outbox {
     private(set) var actions: [DaemonAction] = []
     private var spareFrameBuffers: [[UInt8]] = []
     private let deadlines: LinkDeadlines
+    /// The version of a frame sent before a link's version is negotiated: our highest.
+    private let version: UInt8
 
-    init(deadlines: LinkDeadlines) {
+    init(deadlines: LinkDeadlines, version: UInt8 = ProtocolVersion.current) {
         self.deadlines = deadlines
+        self.version = version
     }
 
-    /// Encodes `message` for `link` (in the link's version, else `version`, else ours).
+    /// Encodes `message` for `link` (in the link's version, else `version`, else our highest),
+    /// sealed once the link has its session keys (version 2, Protocol.md §4).
     func send(_ link: Link, _ message: Message, version: UInt8? = nil) {
         guard !link.closing else { return }
         deadlines.touch(link.id) // sending is how almost every state change shows: timers may move
         var bytes = spareFrameBuffers.popLast() ?? []
-        message.encode(into: &bytes, version: version ?? link.version ?? ProtocolVersion.current)
+        message.encode(into: &bytes, version: version ?? link.version ?? self.version)
+        if link.cipher != nil, link.cipher?.seal(&bytes, frameAt: 0) != true {
+            // The counter is spent (2^64 - 1 frames): no nonce may repeat, so the link ends.
+            link.closeReason = "the link's frame counter is spent"
+            log("closing link \(link.id) to \(link.address): \(link.closeReason ?? "")")
+            return close(link.id, flush: true)
+        }
         actions.append(.send(link.id, bytes))
+    }
+
+    /// A sealed link received bytes that do not open or decode: close at once and send nothing,
+    /// so a forger learns nothing from the answer (Protocol.md §4, "The authenticated stream").
+    func closeUnread(_ link: Link) {
+        guard !link.closing else { return }
+        link.closeReason = "a frame from the peer did not open (altered, injected, replayed or reordered)"
+        log("closing link \(link.id) to \(link.address): \(link.closeReason ?? "")")
+        close(link.id, flush: false)
     }
 
     func emit(_ event: consuming DaemonEvent) { actions.append(.event(event)) }

@@ -31,11 +31,15 @@ public struct ReplayedDaemon: Sendable {
     public var peerTimeout: Duration
     /// The bot's node budget when the capture was made (a fixture keeps its own).
     public var botNodes: Int
+    /// The highest protocol version the captured daemon spoke: the replay offers no more, so
+    /// it sends the captured HELLO again (a version-1 capture stays version 1).
+    public var maxVersion: UInt8
 
     public init(seed: UInt64, name: String, bot: BotLevel? = nil, size: BoardSize = .classic,
                 moveTime: Duration = .seconds(120), peerTimeout: Duration = .seconds(5),
-                botNodes: Int = Bot.defaultSearchNodes) {
+                botNodes: Int = Bot.defaultSearchNodes, maxVersion: UInt8 = 1) {
         self.botNodes = botNodes
+        self.maxVersion = maxVersion
         self.seed = seed
         self.name = name
         self.bot = bot
@@ -55,6 +59,7 @@ public struct ReplayedDaemon: Sendable {
         config.moveTime = moveTime
         config.deadAfter = peerTimeout
         config.botNodes = botNodes
+        config.versions = ProtocolVersion.supported.lowerBound...max(ProtocolVersion.supported.lowerBound, maxVersion)
         return config
     }
 }

@@ -22,7 +22,8 @@ public func readWholeFile(_ path: String, limit: Int = 64 << 20) throws(CaptureE
 
 extension ReplayedDaemon {
     /// Parses one line of a fixture's `.daemons` file:
-    /// `seed=N name=NAME [bot=LEVEL] [rows=R cols=C k=K] [move-time=S] [peer-timeout=S] [nodes=N]`.
+    /// `seed=N name=NAME [bot=LEVEL] [rows=R cols=C k=K] [move-time=S] [peer-timeout=S] [nodes=N]
+    /// [version=V]` (V: the highest protocol version the captured daemon spoke; 1 if absent).
     public init(line: String) throws(ReplayError) {
         var fields: [String: String] = [:]
         for word in line.split(separator: " ") {
@@ -47,7 +48,8 @@ extension ReplayedDaemon {
             throw .badFixture("bad board size in '\(line)'")
         }
         self.init(seed: seed, name: name, bot: bot, size: size, moveTime: .seconds(try int("move-time", 120)),
-                  peerTimeout: .seconds(try int("peer-timeout", 5)), botNodes: try int("nodes", Bot.defaultSearchNodes))
+                  peerTimeout: .seconds(try int("peer-timeout", 5)), botNodes: try int("nodes", Bot.defaultSearchNodes),
+                  maxVersion: UInt8(clamping: try int("version", 1)))
     }
 
     /// Every daemon of a `.daemons` file (blank lines and `#` comments skipped).

@@ -1,7 +1,10 @@
 /// Protocol versions this build speaks (Protocol.md §4).
 public enum ProtocolVersion {
-    public static let supported: ClosedRange<UInt8> = 1...1
+    public static let supported: ClosedRange<UInt8> = 1...2
     public static let current: UInt8 = supported.upperBound
+    /// The header version of a frame outside a negotiated link (UDP datagrams, a frame encoded
+    /// without a version): 1, which every peer reads.
+    public static let unnegotiated: UInt8 = 1
 
     /// The highest version both ranges contain, or nil when they do not overlap.
     public static func negotiate(local: ClosedRange<UInt8> = supported, remoteMin: UInt8, remoteMax: UInt8) -> UInt8? {
@@ -75,13 +78,20 @@ public struct Hello: Sendable, Equatable {
     public var publicKey: [UInt8]
     /// Fresh random bytes for this connection: the peer's PROOF signs them.
     public var nonce: ID128
+    /// Field 8, version 2: the sender's ephemeral X25519 public key for this connection
+    /// (`ephemeralKeyLength` bytes); nil in a HELLO that offers only version 1.
+    public var ephemeralKey: [UInt8]?
+    /// An X25519 public key's length in bytes.
+    public static let ephemeralKeyLength = 32
 
-    public init(minVersion: UInt8 = ProtocolVersion.supported.lowerBound,
-                maxVersion: UInt8 = ProtocolVersion.supported.upperBound,
+    /// Without `maxVersion`, as high as the fields allow: version 1 without an ephemeral key
+    /// (version 2 needs field 8), else the highest this build speaks.
+    public init(minVersion: UInt8 = ProtocolVersion.supported.lowerBound, maxVersion: UInt8? = nil,
                 instanceID: ID128, name: DisplayName, capabilities: Capabilities,
-                publicKey: [UInt8], nonce: ID128) {
+                publicKey: [UInt8], nonce: ID128, ephemeralKey: [UInt8]? = nil) {
+        self.ephemeralKey = ephemeralKey
         self.minVersion = minVersion
-        self.maxVersion = maxVersion
+        self.maxVersion = maxVersion ?? (ephemeralKey == nil ? 1 : ProtocolVersion.supported.upperBound)
         self.instanceID = instanceID
         self.name = name
         self.capabilities = capabilities

@@ -20,6 +20,7 @@ extension Message {
             f.int(5, h.capabilities.rawValue)
             f.raw(6, h.publicKey)
             f.id(7, h.nonce)
+            if let key = h.ephemeralKey { f.raw(8, key) }
         case let .error(code, message):
             f.int(1, code)
             f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
@@ -82,19 +83,19 @@ extension Message {
     }
 
     /// The message as a frame of the given protocol version.
-    public func frame(version: UInt8 = ProtocolVersion.current) -> Frame {
+    public func frame(version: UInt8 = ProtocolVersion.unnegotiated) -> Frame {
         Frame(version: version, type: kind.rawValue, payload: payload)
     }
 
     /// The message's bytes on the wire: header and payload.
-    public func encoded(version: UInt8 = ProtocolVersion.current) -> [UInt8] {
+    public func encoded(version: UInt8 = ProtocolVersion.unnegotiated) -> [UInt8] {
         var out: [UInt8] = []
         encode(into: &out, version: version)
         return out
     }
 
     /// The same bytes appended to `buffer` (a sender's reused buffer: no array per frame).
-    public func encode(into buffer: inout [UInt8], version: UInt8 = ProtocolVersion.current) {
+    public func encode(into buffer: inout [UInt8], version: UInt8 = ProtocolVersion.unnegotiated) {
         var f = FieldWriter(frameAppendingTo: &buffer, version: version, type: kind.rawValue)
         write(into: &f)
         f.finish(into: &buffer)
@@ -117,7 +118,8 @@ extension Message {
             try f.check(minV >= 1 && minV <= maxV, 1, "version range \(minV)...\(maxV) is empty")
             self = .hello(Hello(minVersion: minV, maxVersion: maxV, instanceID: try f.id(3),
                                 name: try f.name(4), capabilities: Capabilities(rawValue: try f.int(5)),
-                                publicKey: Array(try f.raw(6, length: Hello.publicKeyLength)), nonce: try f.id(7)))
+                                publicKey: Array(try f.raw(6, length: Hello.publicKeyLength)), nonce: try f.id(7),
+                                ephemeralKey: f.has(8) ? Array(try f.raw(8, length: Hello.ephemeralKeyLength)) : nil))
         case .error:
             self = .error(code: try f.int(1), message: try f.text(2, maxBytes: Self.maxErrorText))
         case .ping:

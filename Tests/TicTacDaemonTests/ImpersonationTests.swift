@@ -39,9 +39,11 @@ import TicTacTime
         attacker.send(.hello(botHello))
         try #require(try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.peerHello != nil })
         let humanHello = try #require(attacker.peerHello)
-        let forged = RawClient.identity(seed: 77).proof(version: 1, ourNonce: botHello.nonce,
-                                                        peer: humanHello.instanceID, peerNonce: humanHello.nonce)
-        attacker.send(.proof(signature: try #require(forged)))
+        // Both daemons speak version 2: the transcript covers both HELLOs' ephemeral keys.
+        let forged = RawClient.identity(seed: 77).proof(
+            version: 2, ours: .init(id: botHello.instanceID, nonce: botHello.nonce, ephemeralKey: botHello.ephemeralKey),
+            peer: .init(id: humanHello.instanceID, nonce: humanHello.nonce, ephemeralKey: humanHello.ephemeralKey))
+        attacker.send(.proof(signature: try #require(forged)), version: 2)
         try #require(try run(reactor, for: .seconds(2)) { attacker.poll(); return attacker.closedByPeer })
         #expect(attacker.errorCode == .badIdentity)
         #expect(attacker.closedByPeer)

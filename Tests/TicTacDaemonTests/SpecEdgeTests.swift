@@ -52,23 +52,16 @@ import TicTacTime
         #expect(c.errorCode == nil)
     }
 
-    /// A peer speaking 1..2 (its HELLO's header says 2) negotiates 1, and every later frame,
-    /// PROOF included, is of version 1.
-    @Test func aPeerSpeakingVersionsOneToTwoNegotiatesOne() throws {
+    /// A peer speaking 1..2 negotiates 2, which needs HELLO field 8 (the ephemeral key): a HELLO
+    /// offering 2 without it is refused `malformed` (Protocol.md §4).
+    @Test func aHelloOfferingTwoWithoutItsEphemeralKeyIsRefused() throws {
         let d = try RawClient(port: daemon.port)
-        let nonce = ID128(high: 7, low: 7)
-        var hello2 = RawClient.helloMessage(name: "two", seed: 98, nonce: nonce)
+        var hello2 = RawClient.helloMessage(name: "two", seed: 98, nonce: ID128(high: 7, low: 7))
         hello2.maxVersion = 2
         d.send(.hello(hello2), version: 2)
-        try settle(d) { d.peerHello != nil }
-        let peer = try #require(d.peerHello)
-        let key = RawClient.identity(seed: 98)
-        let signature = try #require(key.proof(version: 1, ourNonce: nonce, peer: peer.instanceID, peerNonce: peer.nonce))
-        d.send(.proof(signature: signature), version: 1)
-        try settle(d) { d.receivedProof != nil }
-        #expect(d.frames.allSatisfy { $0.version == 1 })
-        let proof = try #require(d.receivedProof)
-        #expect(key.verifyProof(proof, version: 1, peer: peer, ourNonce: nonce))
+        try settle(d) { d.errorCode != nil }
+        #expect(d.errorCode == .malformed)
+        #expect(d.receivedProof == nil)
     }
 
     /// A 3 x 5 board with k = 4 over a real socket is accepted; a size the daemon does not play

@@ -485,14 +485,14 @@ import Testing
 
         // Versions: every type but HELLO and ERROR needs a supported one.
         let move = Self.field(1, [0, 4])
-        for version: UInt8 in [0, 2, 9, 255] {
+        for version: UInt8 in [0, 3, 9, 255] {
             let e = Self.wireError { _ = try Self.decodeFrameBytes(Self.frame(version: version, type: 0x24, move)) }
             #expect(e == .unsupportedVersion(version))
             #expect(e?.code == .unsupportedVersion)
         }
         let sample = try Self.samples()
         let hello = sample[0]
-        for version: UInt8 in [0, 2, 9, 255] {
+        for version: UInt8 in [0, 3, 9, 255] {
             #expect(try Self.decodeFrameBytes(hello.encoded(version: version)) == hello, "HELLO under version \(version)")
             #expect(try Self.decodeFrameBytes(sample[2].encoded(version: version)) == sample[2], "ERROR under version \(version)")
         }

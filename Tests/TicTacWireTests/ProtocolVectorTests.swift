@@ -79,6 +79,7 @@ import Testing
         "identity", // IdentityTests (and transcriptVector here)
         "sha256",   // CommitmentTests
         "legacy",   // FieldWireTests
+        "session",  // AuthenticatedStreamTests (version 2's key schedule and sealed frame)
     ]
 
     /// Bytes from hex text: groups of hex digits separated by white space. Anything else, or a
@@ -156,7 +157,7 @@ import Testing
                 continue
             }
             // A HELLO's header carries its sender's highest version (Protocol.md §4).
-            let version = if case let .hello(h) = m { h.maxVersion } else { ProtocolVersion.current }
+            let version = if case let .hello(h) = m { h.maxVersion } else { UInt8(1) } // the vectors are version 1's
             let encoded = m.encoded(version: version)
             #expect(encoded == v.bytes, "\(v.name): codec gives \(encoded.map { String(format: "%02x", $0) }.joined())")
             #expect(m.frame(version: version).bytes == v.bytes, "\(v.name): through Frame")

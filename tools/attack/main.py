@@ -7,6 +7,7 @@ import time
 import traceback
 
 import cases
+import cases_auth  # noqa: F401 (registers version 2's cases in cases.SERIAL)
 import targets
 from targets import Process, free_port, wait_listening
 
