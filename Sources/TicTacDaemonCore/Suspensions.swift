@@ -139,9 +139,18 @@ final class Suspensions {
         outbox.send(link, .resume(offer(s)))
     }
 
+    /// RESUMEs a link may carry: a peer sends one offer and answers ours at most.
+    static let maxPerLink = 4
+
     /// RESUME from the peer (Protocol.md §13).
     func received(_ r: Resume, on link: Link, now: Instant) {
         guard let peer = link.peer else { return }
+        // A game in play on this link is not waiting: a RESUME now is a replay or a fault.
+        if link.match != nil { return outbox.fail(link, .unexpectedMessage, "RESUME during a game") }
+        link.resumesHeard += 1
+        guard link.resumesHeard <= Self.maxPerLink else {
+            return outbox.fail(link, .unexpectedMessage, "more than \(Self.maxPerLink) RESUME on one link")
+        }
         if let done = finished[peer.id], done.match.game.key == r.key {
             // It missed how the game ended: our last move (it reconciles), or our resignation.
             finished[peer.id] = nil

@@ -122,6 +122,35 @@ import TicTacTime
         #expect(n.cores[0].presenceState == .idle)
     }
 
+    @Test func aReplayedResumeAfterTheGameWentOnIsAnErrorAndChangesNothing() throws {
+        var n = try inGame()
+        try play(&n, moves: 2)
+        let key = try #require(n.game(0)?.key), moves = try #require(n.game(0)?.moves)
+        n.close(try lastLink(n))
+        reconnect(&n)
+        #expect(resumed(n, 0) == 1)
+        let link = try lastLink(n)
+        n.inject(.resume(Resume(key: key, moves: 2, digest: GameKey.digest(key: key, moves: moves), last: UInt16(moves[1]),
+                                status: .ready)), to: 0, link: link)
+        #expect(n.errors.contains { if case .protocolError(_, .unexpectedMessage, let m, true) = $0 { m.contains("RESUME") } else { false } })
+        #expect(n.records[0].filter { if case .moved = $0.fact { true } else { false } }.count == 2)
+    }
+
+    @Test func aFloodOfResumesForUnknownGamesIsCutOff() throws {
+        var n = CoreNet(resuming("ann", seed: 61), resuming("ben", seed: 62))
+        let link = n.connect(dialler: 1)
+        n.settle()
+        for i in 0..<6 {
+            n.inject(.resume(Resume(key: ID128(high: 9, low: UInt64(i)), moves: 0, digest: Array(repeating: 0, count: 32), last: nil,
+                                    status: .ready)), to: 0, link: link)
+        }
+        n.settle()
+        // The first four are answered `unknown`; the fifth closes the link.
+        let answers = n.sent(0).filter { if case .resume(let r) = $0 { r.status == .unknown } else { false } }
+        #expect(answers.count == Suspensions.maxPerLink)
+        #expect(n.closed.contains(link))
+    }
+
     @Test func aThirdDaemonThatKnowsTheKeyCannotTakeTheGame() throws {
         var n = CoreNet(resuming("ann", seed: 61), resuming("ben", seed: 62), resuming("eve", seed: 63))
         _ = n.connect(dialler: 0, to: 1)
