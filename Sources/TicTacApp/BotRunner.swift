@@ -121,7 +121,7 @@ public final class BotRunner {
 /// budget.
 public struct GameCounter {
     /// The game events the counter needs (the bot's daemon builds no others: `DaemonConfig.gameEvents`).
-    public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver]
+    public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver, .left]
 
     /// Opponents whose current game has had a move of theirs.
     private var moved: Set<ID128> = []

@@ -128,7 +128,7 @@ public final class DaemonCore: SansIOCore {
         case .cancel: try invitations.cancel()
         case .leaveMatch:
             guard let link = matches.current else { throw .notInGame }
-            matches.end(link, byUs: true)
+            matches.end(link, byUs: true, now: now)
         case let .move(cell): try matches.command(.move(cell), now: now)
         case .new: try matches.command(.newGame, now: now)
         case .resign: try matches.command(.resign, now: now)
@@ -278,7 +278,7 @@ public final class DaemonCore: SansIOCore {
         case let .invite(invite): invitations.received(invite, on: link, now: now)
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)
         case let .decline(gameID, reason): invitations.declined(gameID, reason: reason, on: link)
-        case let .cancel(gameID): invitations.cancelled(gameID, on: link)
+        case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
@@ -299,7 +299,10 @@ public final class DaemonCore: SansIOCore {
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
-        if link.match != nil { outbox.emit(.disconnected(peer, reason: why)) }
+        if link.match != nil {
+            matches.linkClosed(link, now: now)
+            outbox.emit(.disconnected(peer, reason: why))
+        }
         if let successor { invitations.move(from: link, to: successor) }
         if let game = link.game, !others.isEmpty { lobby.scores[peer.id] = game.score }
         links.remove(id)

@@ -194,6 +194,8 @@ struct FullScreenModel {
             rolls = "\(hotSeat ? "\(Self.playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
         case let .timeUp(yours, clock):
             notice = Notice(text: OutputFormatter.timeUpText(yours: yours, clock: clock, opponent: opponent.name), tone: .alert)
+        case let .left(yours, inRoll):
+            notice = Notice(text: OutputFormatter.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name), tone: .alert)
         case .yourTurn:
             game?.phase = .yourTurn
         case .opponentTurn:

@@ -185,6 +185,9 @@ public struct OutputFormatter: Sendable {
                 return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime))])
             case let .timeUp(yours, clock):
                 return ev("time-up", [("who", .string(yours ? "you" : "opponent")), ("clock", .string(clock.rawValue))])
+            case let .left(yours, inRoll):
+                return ev("forfeit", [("who", .string(yours ? "you" : "opponent")), ("during", .string(inRoll ? "roll" : "game")),
+                                      ("message", .string(Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)))])
             case .yourTurn: return ev("your-turn")
             case .opponentTurn: return ev("opponent-turn")
             case let .opponentMoved(cell): return ev("opponent-moved", [("cell", .int(cell + 1))])
@@ -200,6 +203,17 @@ public struct OutputFormatter: Sendable {
             case .interrupted:
                 return ev("disconnected", [("reason", .string("Your opponent has disconnected, or the connection has been lost"))])
             }
+        }
+    }
+
+    /// The line for a player who left a running game once the other's roll was out (Protocol.md
+    /// §8): a loss by forfeit. The game-over line follows.
+    public static func leftText(yours: Bool, inRoll: Bool, opponent: String) -> String {
+        switch (yours, inRoll) {
+        case (true, true): "You left during the roll: \(opponent) wins by forfeit"
+        case (true, false): "You left the game: \(opponent) wins by forfeit"
+        case (false, true): "\(opponent) left during the roll: you win by forfeit"
+        case (false, false): "\(opponent) left the game: you win by forfeit"
         }
     }
 
@@ -255,6 +269,8 @@ public struct OutputFormatter: Sendable {
                 return ["You rolled \(yours), \(opponent.name) rolled \(theirs): the higher roll moves first; \(clock)"]
             case let .timeUp(yours, clock):
                 return [Self.timeUpText(yours: yours, clock: clock, opponent: opponent.name)]
+            case let .left(yours, inRoll):
+                return [Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)]
             case .yourTurn: return ["Your Turn"]
             case .opponentTurn: return ["Opponent's Turn"]
             case let .opponentMoved(cell):
