@@ -273,7 +273,7 @@ public final class DaemonCore: SansIOCore {
             outbox.send(link, .pong(nonce: nonce))
         case .pong: break // any frame counts as life; lastHeard is already updated
         case .leave:
-            link.closeReason = "\(link.peer?.name ?? "the peer") left"
+            link.closeReason = DaemonEvent.leftReason(link.peer?.name ?? "the peer")
             outbox.close(link.id, flush: false)
         case let .invite(invite): invitations.received(invite, on: link, now: now)
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)

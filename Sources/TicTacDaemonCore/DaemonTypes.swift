@@ -132,6 +132,12 @@ public enum DaemonEvent: Sendable, Equatable {
     case connectFailed(String, reason: String)
 }
 
+extension DaemonEvent {
+    /// The `disconnected` reason of a peer that said LEAVE: it left cleanly, and a front may
+    /// say just that ("ben left") rather than "Peer Disconnected!".
+    public static func leftReason(_ name: String) -> String { "\(name) left" }
+}
+
 /// What the I/O shell must do.
 public enum DaemonAction: Sendable, Equatable {
     case send(LinkID, [UInt8])

@@ -21,18 +21,26 @@ extension FullScreenModel {
                 }
             }
         }
+        let turn = [clockText, lastMoveText].compactMap { $0 }.map { " \(statusSeparator) \($0)" }.joined()
         switch game.phase {
         case .rolling: return "Rolling dice\(ellipsis)"
-        case .yourTurn: return "Your Turn"
-        case .opponentTurn: return "Opponent's Turn"
+        case .yourTurn: return "Your Turn" + turn
+        case .opponentTurn: return "Opponent's Turn" + turn
         case let .over(result, _, resigned):
-            switch result {
-            case .won: return resigned ? "You Won! (your opponent resigned)" : "You Won!"
-            case .lost: return resigned ? "Opponent Won! (you resigned)" : "Opponent Won!"
-            case .draw: return resigned ? "Cat Wins! (both resigned)" : "Cat Wins!"
+            switch (result, game.ending) {
+            case (.won, .time): return "You Won! (time's up for \(game.opponent.name))"
+            case (.lost, .time): return "Opponent Won! (time's up)"
+            case (.won, .left): return "You Won! (\(game.opponent.name) left: forfeit)"
+            case (.lost, .left): return "Opponent Won! (you left: forfeit)"
+            case (.won, _): return resigned ? "You Won! (your opponent resigned)" : "You Won!"
+            case (.lost, _): return resigned ? "Opponent Won! (you resigned)" : "Opponent Won!"
+            case (.draw, _): return resigned ? "Cat Wins! (both resigned)" : "Cat Wins!"
             }
         }
     }
+
+    /// The separator between the parts of the status line.
+    private var statusSeparator: String { unicode ? "·" : "-" }
 
     /// A confirmation's question in at most 38 columns, for a 40-column window.
     var shortFollowUpText: String? {
@@ -54,6 +62,7 @@ extension FullScreenModel {
         case .lobby: return "Give this game up and go back to the lobby? l or y: yes, any other key: no"
         case nil: break
         }
+        if game?.gone != nil { return "Any key: back to the lobby" }
         guard let countdown, let game, case .over = game.phase else { return nil }
         let lobby = me == nil ? "" : "  l: lobby"
         let when = countdown > 0 ? "New game in \(countdown)\(ellipsis)" : "New game starting\(ellipsis)"
@@ -71,4 +80,34 @@ extension FullScreenModel {
         if let outgoing { return "Waiting for \(outgoing.name)\(ellipsis) (c to cancel)" }
         return nil
     }
+
+    /// The key help: what fits in `width`, dropping the least needed keys first; `q quit`
+    /// always stays.
+    func helpLine(width: Int) -> ScreenLine {
+        // (text, priority): lower priorities go first when the line is too long.
+        var items: [(String, Int)]
+        if game?.gone != nil {
+            items = [("any key lobby", 4)]
+        } else if let game, case .over = game.phase {
+            // Between games: no move to play, nothing to resign (the countdown names n and l).
+            items = [("n new game now", 4)]
+            if me != nil { items.append(("l lobby", 3)) }
+        } else if let game {
+            let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
+            items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
+            if me != nil { items.append(("l lobby", 2)) }
+        } else {
+            items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
+            if offersField { items.append(("f field", 2)) }
+            if me != nil { items.append(("a add address", 2)) }
+        }
+        items.append(("q quit", 9))
+        let room = width - Self.margin.count
+        while textWidth(items.map(\.0).joined(separator: "  ")) > room,
+              let i = items.indices.filter({ items[$0].1 < 9 }).min(by: { items[$0].1 < items[$1].1 }) {
+            items.remove(at: i)
+        }
+        return ScreenLine(Self.margin + items.map(\.0).joined(separator: "  "), .help)
+    }
+
 }
