@@ -170,7 +170,9 @@ struct FullScreenModel {
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: left ? nil : Self.disconnectedTitle, text: text, tone: .alert, about: p.id)
         case let .matchEnded(p, byUs):
-            let text = byUs ? "You left the match with \(p.name)" : "\(p.name) left the match"
+            var text = byUs ? "You left the match with \(p.name)" : "\(p.name) left the match"
+            if byUs, let note = carriedNote { text = "\(note). \(text)" }
+            if byUs { carriedNote = nil }
             if byUs || !opponentGone(p, reason: text), game?.opponent.id == p.id { game = nil }
             notice = Notice(text: text, tone: byUs ? .info : .alert, about: p.id)
         case let .error(_, message):
@@ -349,6 +351,7 @@ struct FullScreenModel {
             }
             if key == .char(again) || key == .char(Character(again.uppercased())) || key == .char("y") || key == .char("Y") {
                 if asked == .newGame { carriedNote = "You gave up the last game: it counts as a loss" }
+                if asked == .lobby { carriedNote = "You gave up the game: it counts as a loss" } // said in the lobby
                 notice = nil // an earlier "Not resigned: play on" would contradict what happens now
                 return command
             }

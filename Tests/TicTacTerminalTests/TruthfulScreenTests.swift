@@ -154,3 +154,17 @@ import TicTacWire
         #expect(CellName.message(.occupied(cell: 4), on: .classic) == "cell 5 is already taken")
     }
 }
+
+/// `l` mid-game gives the game up, and says so in the lobby (the daemon counts it: RollForfeitTests).
+@Suite struct LobbyGivesUpTests {
+    @Test func leavingMidGameSaysTheLossInTheLobby() {
+        var m = gameModel()
+        #expect(m.key(.char("l")) == nil) // asks first
+        #expect(m.key(.char("l")) == .lobby)
+        m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent))
+        m.apply(.game(.score(Score(lost: 1)), opponent: bobOpponent))
+        m.apply(.matchEnded(bob, byUs: true))
+        #expect(m.game == nil)
+        #expect(screen(m).joined(separator: " ").contains("You gave up the game: it counts as a loss. You left the match with bob"))
+    }
+}
