@@ -252,6 +252,9 @@ struct FullScreenModel {
             return .interrupt
         case .char("q") where !networkGameInProgress, .char("Q") where !networkGameInProgress:
             return .quit // a networked game in progress asks first (gameKey)
+        case .char("?"):
+            notice = Notice(text: keyHelpText, tone: .info)
+            return nil
         default:
             break
         }

@@ -338,7 +338,7 @@ extension FullScreenModel {
             if let entry = cellEntry {
                 rows.append(ScreenLine(Self.margin + "Cell: \(entry)_   Enter play, Esc cancel", .bold))
             }
-        } else if let prompt = promptText {
+        } else if let prompt = promptText(fitting: width - Self.margin.count) {
             rows.append(ScreenLine(Self.margin + prompt, incoming != nil ? .warn : .bold))
         }
         return rows

@@ -69,6 +69,29 @@ extension FullScreenModel {
         return "\(when)  n: now\(lobby)"
     }
 
+    /// `promptText` in `width` columns: an invitation's answer keys come first when the whole
+    /// line does not fit, so the name is what gets cut, never y / n.
+    func promptText(fitting width: Int) -> String? {
+        guard let prompt = promptText, textWidth(prompt) > width, let incoming else { return promptText }
+        let size = incoming.size
+        let rest = " invites you" + (size == .classic ? "" : " (\(size.rows)x\(size.cols))")
+        let keys = "y / n: "
+        return keys + clip(incoming.peer.name, max(1, width - textWidth(keys + rest))) + rest
+    }
+
+    /// What `?` shows: every key of the screen at hand.
+    var keyHelpText: String {
+        if game != nil {
+            let play = game?.size == .classic ? "1-9 plays a cell" : "a cell's name (c7) then Enter plays it"
+            let lobby = me == nil ? "" : ", l gives the game up and goes to the lobby"
+            return "Keys: \(play); arrows and Enter play the cursor's cell; r resigns; n gives up and starts a new game\(lobby); q quits"
+        }
+        var keys = ["Up/Down select a peer", "Enter invites it", "y / n answer an invitation", "c withdraws yours"]
+        if me != nil { keys.append("a adds a peer by address") }
+        if offersField { keys.append("f opens the field") }
+        return "Keys: " + keys.joined(separator: ", ") + ", q quits"
+    }
+
     /// The line under the peer list: an invitation to answer, or ours waiting.
     var promptText: String? {
         if let addressEntry { return "Add a peer by address (host:port): \(addressEntry)_   Enter connect, Esc cancel" }
@@ -96,11 +119,14 @@ extension FullScreenModel {
             let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
             items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
             if me != nil { items.append(("l lobby", 2)) }
+        } else if incoming != nil {
+            items = [("y accept", 8), ("n decline", 8)] // the answer keys stay at any width
         } else {
             items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
             if offersField { items.append(("f field", 2)) }
             if me != nil { items.append(("a add address", 2)) }
         }
+        items.append(("? help", 2))
         items.append(("q quit", 9))
         let room = width - Self.margin.count
         while textWidth(items.map(\.0).joined(separator: "  ")) > room,

@@ -114,7 +114,7 @@ import TicTacTime
     @Test func betweenGamesKeyHelpGivesTheKeysThatWorkThen() {
         var over = gameModel()
         over.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
-        #expect(screen(over).last == "  n new game now  l lobby  q quit")
+        #expect(screen(over).last == "  n new game now  l lobby  ? help  q quit")
     }
 
     @Test func rAsksThenResigns() {

@@ -168,3 +168,32 @@ import TicTacWire
         #expect(screen(m).joined(separator: " ").contains("You gave up the game: it counts as a loss. You left the match with bob"))
     }
 }
+
+/// f. An invitation's answer keys show at any width; `?` shows the keys of the screen at hand.
+@Suite struct NarrowInvitationTests {
+    @Test func theAnswerKeysAlwaysShow() throws {
+        var m = FullScreenModel(color: false, unicode: true)
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        let long = peer("a player with a rather long name indeed", 9)
+        m.apply(.peerFound(long))
+        m.apply(.invited(by: long, size: try BoardSize(rows: 9, cols: 9, k: 5)))
+        for (w, h) in [(40, 14), (30, 10), (80, 24)] {
+            let lines = screen(m, w, h)
+            #expect(lines.contains { $0.contains("y / n") }, "\(w)x\(h): \(lines)")
+            #expect(lines.last?.contains("y accept") == true && lines.last?.contains("n decline") == true, "\(w)x\(h)")
+            expectFits(m, width: w, height: h)
+        }
+        #expect(screen(m, 40, 14).contains { $0.hasPrefix("  y / n: a player") && $0.hasSuffix("invites you (9x9)") })
+    }
+
+    @Test func questionMarkShowsTheKeys() {
+        var lobby = FullScreenModel(color: false, unicode: true)
+        lobby.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        #expect(lobby.key(.char("?")) == nil)
+        #expect(screen(lobby).joined(separator: " ").contains("Keys: Up/Down select a peer"))
+        var m = gameModel()
+        #expect(m.key(.char("?")) == nil)
+        #expect(screen(m).joined(separator: " ").contains("1-9 plays a cell"))
+        #expect(screen(m).last?.contains("? help") == true)
+    }
+}
