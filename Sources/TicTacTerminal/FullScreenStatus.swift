@@ -14,6 +14,7 @@ extension FullScreenModel {
             case .yourTurn: return "\(one) to move"
             case .opponentTurn: return "\(two) to move"
             case let .over(result, _, resigned):
+                if case .time = game.ending, result != .draw { return "\(result == .won ? Self.playerOne : game.opponent.name) Won! (time's up)" }
                 switch result {
                 case .won: return "\(Self.playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
                 case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(Self.playerOne) resigned)" : "")

@@ -197,3 +197,16 @@ import TicTacWire
         #expect(screen(m).last?.contains("? help") == true)
     }
 }
+
+@Suite struct HotSeatTimeTests {
+    @Test func aHotSeatTimeoutIsTimesUpToo() {
+        var m = FullScreenModel(color: false, unicode: true)
+        m.hotSeat = true
+        let two = Opponent(id: ID128(high: 0, low: 2), name: "Player 2")
+        m.apply(.game(.rolls(yours: 2, theirs: 1, moveTime: 10), opponent: two))
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: two))
+        m.apply(.game(.timeUp(yours: true, clock: .move), opponent: two))
+        m.apply(.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: two))
+        #expect(m.statusText == "Player 2 Won! (time's up)")
+    }
+}
