@@ -16,28 +16,27 @@ import TicTacTime
         var n = CoreNet(config("ann", seed: 41, bot: bot ? .good : nil), config("ben", seed: 42))
         let link = n.connect(dialler: bot ? 1 : 0) // a bot invites the peers it dials itself
         n.settle()
-        var gameID: ID128
+        let gameID: ID128
         if bot {
             try n.command(1, .invite("ann")) // the bot accepts at once
             n.deliver(to: 0)
             n.deliver(to: 1) // ben's game starts on the bot's ACCEPT: its RESET and commitment
             n.deliver(to: 0)
-            guard case let .invite(i)? = n.sent(1).last(where: { if case .invite = $0 { true } else { false } }) else {
-                throw CommandError.notInGame
-            }
-            gameID = i.gameID
+            gameID = try inviteID(n.sent(1))
         } else {
             try n.command(0, .invite("ben"))
             n.settle()
             try n.command(1, .accept) // ACCEPT, RESET, ROLL_COMMIT on their way to ann
             n.deliver(to: 0)
-            guard case let .invite(i)? = n.sent(0).last(where: { if case .invite = $0 { true } else { false } }) else {
-                throw CommandError.notInGame
-            }
-            gameID = i.gameID
+            gameID = try inviteID(n.sent(0))
         }
         #expect(n.sent(0).contains { if case .roll = $0 { true } else { false } }, "ann revealed")
         return (n, link, gameID)
+    }
+
+    /// The game id of the last INVITE among `sent`.
+    static func inviteID(_ sent: [Message]) throws -> ID128 {
+        try #require(sent.lazy.compactMap { if case let .invite(i) = $0 { i } else { nil } }.last).gameID
     }
 
     static func quit(_ route: Route, _ n: inout CoreNet, link: LinkID, gameID: ID128) {
@@ -95,10 +94,7 @@ import TicTacTime
         n.settle()
         try n.command(0, .accept) // ann commits; ben's commitment has not reached her
         #expect(!n.sent(0).contains { if case .roll = $0 { true } else { false } })
-        guard case let .invite(i)? = n.sent(1).last(where: { if case .invite = $0 { true } else { false } }) else {
-            Issue.record("no INVITE"); return
-        }
-        Self.quit(route, &n, link: link, gameID: i.gameID)
+        Self.quit(route, &n, link: link, gameID: try Self.inviteID(n.sent(1)))
         #expect(Self.forfeits(n.events[0]) == 0)
         #expect(!n.events[0].contains { if case .game(.gameOver, _) = $0 { true } else { false } })
     }
