@@ -124,7 +124,8 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The match with this opponent is over and the player is back in the lobby: `byUs` when our
     /// player left it, else the opponent did. The connection stays.
     case matchEnded(PeerInfo, byUs: Bool)
-    /// The connection to the opponent of a running game is gone ("Peer Disconnected!").
+    /// The connection to the opponent of a match is gone ("Peer Disconnected!"; `leftReason`
+    /// when the opponent said LEAVE). A game it forfeited by that was told just before.
     case disconnected(PeerInfo, reason: String)
     /// An ERROR frame went out (`sent`) or came in; the link closes.
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
@@ -161,7 +162,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case accept
     case decline
     case cancel
-    /// End the running match and go back to the lobby (the connection stays).
+    /// End the running match and go back to the lobby (the connection stays). A game in play
+    /// is given up first (RESIGN: a loss), as `new` does; a roll whose peer reveal is in, too.
     case leaveMatch
     /// 0-based cell.
     case move(Int)
