@@ -16,8 +16,7 @@ public final class BotRunner {
     private let maxGames: Int?
     private let log: (String) -> Void
     private let lifecycle: RunnerLifecycle
-    private var games = 0
-    private var counter = GameCounter()
+    private var tally = BotTally()
     /// The last opponent's part of the `--json` game-over line (`gameOverPrefix`).
     private var lastOpponent: (id: ID128, name: String, prefix: [UInt8])?
     /// Standard output, never blocking the bot's daemon (as plain mode's, README).
@@ -58,23 +57,23 @@ public final class BotRunner {
     }
 
     private func handle(_ event: DaemonEvent) {
-        if case .game(.gameOver, _) = event {} else { _ = counter.counts(event) }
+        let finished = tally.take(event) // every event: the counter follows the games
         switch event {
-        case let .game(.gameOver(result, _, _), opponent):
-            guard counter.counts(event) else {
+        case let .game(.gameOver, opponent):
+            guard let finished else {
                 return log("\(opponent.name) ended a game before making a move: not counted")
             }
-            games += 1
             if json {
                 // The opponent's part of the line is made once per opponent, not once per game.
                 if lastOpponent?.id != opponent.id || lastOpponent?.name != opponent.name {
                     lastOpponent = (opponent.id, opponent.name, Self.gameOverPrefix(opponent: opponent))
                 }
-                output.write(utf8: Self.gameOverLine(prefix: lastOpponent?.prefix ?? [], result: result, games: games))
+                output.write(utf8: Self.gameOverLine(prefix: lastOpponent?.prefix ?? [], result: finished.result,
+                                                     games: finished.games, forfeit: finished.forfeit))
             } else {
-                output.write("game \(games) vs \(opponent.name): \(result.rawValue)")
+                output.write(BotTally.text(finished))
             }
-            if let maxGames, games >= maxGames { lifecycle.quit() }
+            if finished.counted, let maxGames, finished.games >= maxGames { lifecycle.quit() }
         case let .peerFound(p): log("peer \(p.name) (\(p.id)) at \(p.address)")
         case let .peerLost(p, reason): log("peer \(p.name) gone: \(reason)")
         case let .declined(p, reason): log("\(p.name) declined: \(reason.name)")
@@ -104,9 +103,15 @@ public final class BotRunner {
         return out
     }
 
-    static func gameOverLine(prefix: [UInt8], result: GameResult, games: Int) -> [UInt8] {
+    /// `forfeit`: the opponent left the running game (BotTally), said as `"forfeit":"roll"` or
+    /// `"forfeit":"game"` before the count.
+    static func gameOverLine(prefix: [UInt8], result: GameResult, games: Int, forfeit: BotTally.Forfeit? = nil) -> [UInt8] {
         var out = prefix
         JSON.quote(result.rawValue, into: &out)
+        if let forfeit {
+            out.append(contentsOf: #","forfeit":"#.utf8)
+            JSON.quote(forfeit.rawValue, into: &out)
+        }
         out.append(contentsOf: #","games":"#.utf8)
         out.append(contentsOf: String(games).utf8)
         out.append(UInt8(ascii: "}"))
@@ -121,7 +126,7 @@ public final class BotRunner {
 /// budget.
 public struct GameCounter {
     /// The game events the counter needs (the bot's daemon builds no others: `DaemonConfig.gameEvents`).
-    public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver]
+    public static let gameEvents: GameEventKinds = [.gameStarted, .opponentMoved, .gameOver, .left]
 
     /// Opponents whose current game has had a move of theirs.
     private var moved: Set<ID128> = []

@@ -85,7 +85,12 @@ public struct LocalMatch {
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
         } catch {
-            output.append(.error(code: Self.code(error), message: error.description))
+            var message = error.description
+            if case let .illegal(moveError) = error { // named as the player names the cell
+                if case let .moveAt(ref) = command { message = CellName.message(moveError, on: human.size, typed: ref) }
+                else { message = CellName.message(moveError, on: human.size) }
+            }
+            output.append(.error(code: Self.code(error), message: message))
         }
         return pump(now: now)
     }

@@ -106,8 +106,15 @@ public final class NetworkPlayer {
             case .resign: try daemon.command(.resign)
             }
         } catch {
-            front.show(.error(code: error.code, message: error.description))
+            front.show(.error(code: error.code, message: Self.message(error, for: command, on: daemon.currentGameSize)))
         }
+    }
+
+    /// A refused command's message; a refused move names its cell as the player does (CellName).
+    static func message(_ error: CommandError, for command: Command, on size: BoardSize?) -> String {
+        guard case let .game(.illegal(moveError)) = error, let size else { return error.description }
+        if case let .moveAt(ref) = command { return CellName.message(moveError, on: size, typed: ref) }
+        return CellName.message(moveError, on: size)
     }
 
     /// `connect HOST:PORT` (plain mode) or the lobby's `a`: the name resolves off the loop.

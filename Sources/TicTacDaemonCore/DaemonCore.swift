@@ -137,7 +137,7 @@ public final class DaemonCore: SansIOCore {
         case .leaveMatch:
             if case let .suspended(peer) = links.seat { return suspensions.adjourn(peer, now: now) }
             guard let link = matches.current else { throw .notInGame }
-            matches.end(link, byUs: true)
+            matches.end(link, byUs: true, now: now)
         case let .move(cell): try matches.command(.move(cell), now: now)
         case .new: try matches.command(.newGame, now: now)
         case .resign:
@@ -306,12 +306,13 @@ public final class DaemonCore: SansIOCore {
             outbox.send(link, .pong(nonce: nonce))
         case .pong: break // any frame counts as life; lastHeard is already updated
         case .leave:
-            link.closeReason = "\(link.peer?.name ?? "the peer") left"
+            link.peerLeft = true
+            link.closeReason = DaemonEvent.leftReason(link.peer?.name ?? "the peer")
             outbox.close(link.id, flush: false)
         case let .invite(invite): invitations.received(invite, on: link, now: now)
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)
         case let .decline(gameID, reason): invitations.declined(gameID, reason: reason, on: link)
-        case let .cancel(gameID): invitations.cancelled(gameID, on: link)
+        case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
@@ -334,7 +335,8 @@ public final class DaemonCore: SansIOCore {
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
-            matches.stopped(link)
+            matches.stopped(link) // first: a game the close ends is then recorded as it ended
+            matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)
             outbox.emit(.disconnected(peer, reason: why))
         }
         if let successor { invitations.move(from: link, to: successor) }

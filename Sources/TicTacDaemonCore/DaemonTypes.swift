@@ -137,7 +137,8 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The match with this opponent is over and the player is back in the lobby: `byUs` when our
     /// player left it, else the opponent did. The connection stays.
     case matchEnded(PeerInfo, byUs: Bool)
-    /// The connection to the opponent of a running game is gone ("Peer Disconnected!").
+    /// The connection to the opponent of a match is gone ("Peer Disconnected!"; `leftReason`
+    /// when the opponent said LEAVE). A game it forfeited by that was told just before.
     case disconnected(PeerInfo, reason: String)
     /// The link to the opponent was lost mid-game and the game is kept: it resumes if the
     /// peer is back within `window`, else it is adjourned (Protocol.md §13).
@@ -153,6 +154,12 @@ public enum DaemonEvent: Sendable, Equatable {
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
     /// A connection could not be set up ("Error Connecting").
     case connectFailed(String, reason: String)
+}
+
+extension DaemonEvent {
+    /// The `disconnected` reason of a peer that said LEAVE: it left cleanly, and a front may
+    /// say just that ("ben left") rather than "Peer Disconnected!".
+    public static func leftReason(_ name: String) -> String { "\(name) left" }
 }
 
 /// What the I/O shell must do.
@@ -218,7 +225,8 @@ public enum PlayerCommand: Sendable, Equatable {
     case accept
     case decline
     case cancel
-    /// End the running match and go back to the lobby (the connection stays).
+    /// End the running match and go back to the lobby (the connection stays). A game in play
+    /// is given up first (RESIGN: a loss), as `new` does; a roll whose peer reveal is in, too.
     case leaveMatch
     /// 0-based cell.
     case move(Int)

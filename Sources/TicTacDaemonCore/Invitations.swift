@@ -216,13 +216,13 @@ final class Invitations {
 
     /// CANCEL: the peer withdrew its invitation, or left the match (or withdrew an invitation we
     /// had already accepted: its CANCEL crossed our ACCEPT). It sends no more game frames.
-    func cancelled(_ gameID: ID128, on link: Link) {
+    func cancelled(_ gameID: ID128, on link: Link, now: Instant) {
         guard let peer = link.peer else { return }
         if link.incomingInvite?.id == gameID {
             links.setActivity(link, .idle)
             outbox.emit(.inviteCancelled(by: peer))
         } else if let match = link.match, match.id == gameID {
-            matches.end(link, byUs: false)
+            matches.end(link, byUs: false, now: now)
         }
     }
 

@@ -114,6 +114,8 @@ final class Link {
     var ignoreGameFrames = false
     /// Why we are closing it (for the player: a protocol fault's text); nil while open.
     var closeReason: String?
+    /// The peer sent LEAVE: it ended the link itself.
+    var peerLeft = false
     /// RESUMEs heard on it (Suspensions bounds them).
     var resumesHeard = 0
     /// It closes for a protocol fault (ours or the peer's ERROR other than `timeout`): its game

@@ -48,9 +48,18 @@ final class Matches {
     }
 
     /// The match on `link` ends and the link goes back to the lobby; the score is kept.
-    /// `byUs`: our player left it (the peer's game frames in flight are then ignored).
-    func end(_ link: Link, byUs: Bool) {
+    /// `byUs`: our player left it (the peer's game frames in flight are then ignored). Whoever
+    /// leaves a running game once the other's roll is out loses it (Protocol.md §8).
+    func end(_ link: Link, byUs: Bool, now: Instant) {
         guard let match = link.match, let peer = link.peer else { return }
+        if byUs {
+            do throws(GameCommandError) { try match.game.perform(.leave, now: now) } catch {
+                outbox.log("leaving the game on link \(link.id) was refused: \(error)") // never: leave always can
+            }
+        } else {
+            match.game.handle(.peerLeft, now: now)
+        }
+        drain(link, now: now) // our RESIGN goes out before the CANCEL
         stopped(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
@@ -72,6 +81,16 @@ final class Matches {
         case .beginning, .interrupted, .done:
             break
         }
+    }
+
+    /// The link of a match closed: once our roll is out the peer forfeits the game if it could
+    /// know the roll and ended it itself (`deliberate`: LEAVE, a protocol fault) or the roll is
+    /// still being decided (any close then: Protocol.md §8). A game in play whose link was
+    /// merely lost ends without a result (or is kept to resume, Suspensions).
+    func linkClosed(_ link: Link, deliberate: Bool, now: Instant) {
+        guard let match = link.match else { return }
+        match.game.handle(deliberate ? .peerLeft : .linkLost, now: now)
+        drain(link, now: now)
     }
 
     /// A game frame from the peer.
@@ -176,6 +195,7 @@ final class Matches {
 
     /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
     private func rematch(_ link: Link, now: Instant) {
+        guard link.match?.game.state == .done else { return } // the match ended with the game
         do throws(GameCommandError) {
             try link.match?.game.perform(.newGame, now: now)
         } catch {

@@ -227,7 +227,7 @@ final class Suspensions {
         }
         matches.drain(link, now: now)
         // The peer's last move ended the game (it had ended there): no next game on this link.
-        if s.match.game.state == .done, links[link.id]?.match === s.match { matches.end(link, byUs: false) }
+        if s.match.game.state == .done, links[link.id]?.match === s.match { matches.end(link, byUs: false, now: now) }
     }
 
     /// The game cannot go on: recorded void, nothing invented.

@@ -63,6 +63,15 @@ public enum CellName {
         return .success(cell + 1)
     }
 
+    /// A refused move's message with the cell named as the player names it: as typed when it
+    /// was typed by name (`typed`), by name on a board other than 3 x 3 (which shows names),
+    /// else by its number 1-9.
+    public static func message(_ error: MoveError, on size: BoardSize, typed: Ref? = nil) -> String {
+        guard case let .occupied(cell) = error else { return error.description } // only a number can be off the board
+        let named = typed?.text ?? (size == .classic ? "cell \(cell + 1)" : name(cell, on: size))
+        return "\(named) is already taken"
+    }
+
     /// A name the board in play does not have.
     public struct NameError: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String

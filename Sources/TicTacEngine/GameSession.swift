@@ -26,6 +26,10 @@ import TicTacTime
 // link closes); our player's move clock resigns for it with TIME_UP; the peer's move clock, plus
 // `moveGrace`, ends a game the peer stalls (forfeit, and the link closes).
 //
+// Leaving (Protocol.md §8): once our ROLL is out the peer can know who moves first, so a peer that
+// then ends the game any way (LEAVE, CANCEL, a closed link, a protocol fault; `.peerLeft`)
+// forfeits it, as in a game in play. Before our reveal it knows nothing and loses nothing.
+//
 // Rounds: every RESET starts a round, so each side counts the rounds it started and the rounds the
 // peer started. A peer message from the round we already finished crossed our final MOVE or our
 // RESIGN on the wire; it is settled the same way on both sides (a RESIGN crossing our winning move
@@ -162,6 +166,12 @@ public struct GameSession: SansIOCore {
             if case .interrupted = phase { return }
             phase = .interrupted
             show(.interrupted)
+        case .peerLeft:
+            forfeitIfPeerCouldKnow(now: now)
+            phase = .interrupted
+        case .linkLost:
+            if case .rolling = phase { forfeitIfPeerCouldKnow(now: now) } // in play: nobody chose to end it
+            phase = .interrupted
         }
     }
 
@@ -195,6 +205,18 @@ public struct GameSession: SansIOCore {
             case .beginning, .interrupted, .paused:
                 throw .noGame
             }
+        case .leave:
+            switch phase {
+            case .playing:
+                resign(now: now)
+            case let .rolling(exchange, _) where exchange.theirsRevealed:
+                // The peer's reveal went out, so it counts our leaving as its win: so do we.
+                show(.left(yours: true, inRoll: true))
+                end(.lost, line: nil, ending: .settled, now: now)
+            default:
+                break
+            }
+            phase = .interrupted
         }
     }
 
@@ -284,8 +306,23 @@ public struct GameSession: SansIOCore {
                 throw GameFault.rejecting(message, stateContext)
             }
         } catch {
+            forfeitIfPeerCouldKnow(now: now) // breaking the protocol is one more way to leave
             fail(error)
         }
+    }
+
+    /// The peer ended the game (left, closed the link, broke the protocol). Once our roll is out
+    /// it holds both secrets and knows who moves first, so ending the game then would pick the
+    /// first move for free: it forfeits (Protocol.md §8). Before our reveal it knows nothing.
+    private mutating func forfeitIfPeerCouldKnow(now: Instant) {
+        let inRoll: Bool
+        switch phase {
+        case let .rolling(exchange, _) where exchange.revealed: inRoll = true
+        case .playing: inRoll = false
+        default: return
+        }
+        show(.left(yours: false, inRoll: inRoll))
+        end(.won, line: nil, ending: .settled, now: now)
     }
 
     /// The peer started the next game first: its commitment is kept for ours.

@@ -39,6 +39,10 @@ public enum GameEvent: Sendable, Equatable {
     case score(Score)
     /// The link is gone (the seed's "Peer Disconnected!").
     case interrupted
+    /// A player ended the match or the link while a game ran, once the other's roll was out
+    /// (Protocol.md §8): that player forfeits. `yours`: our player left; `inRoll`: before the
+    /// first move was decided. The game-over event follows.
+    case left(yours: Bool, inRoll: Bool)
 }
 
 /// Kinds of `GameEvent`, for an owner that wants only some: a headless bot has no use for the
@@ -57,7 +61,8 @@ public struct GameEventKinds: OptionSet, Sendable {
     public static let gameOver = GameEventKinds(rawValue: 1 << 7)
     public static let score = GameEventKinds(rawValue: 1 << 8)
     public static let interrupted = GameEventKinds(rawValue: 1 << 9)
-    public static let all = GameEventKinds(rawValue: (1 << 10) - 1)
+    public static let left = GameEventKinds(rawValue: 1 << 10)
+    public static let all = GameEventKinds(rawValue: (1 << 11) - 1)
 }
 
 extension GameEvent {
@@ -73,6 +78,7 @@ extension GameEvent {
         case .gameOver: .gameOver
         case .score: .score
         case .interrupted: .interrupted
+        case .left: .left
         }
     }
 }
@@ -101,6 +107,13 @@ public enum GameInput: Sendable, Equatable {
     case start
     case received(Message)
     case connectionLost
+    /// The peer ended the match or the link (LEAVE, CANCEL, a close or reset, an ERROR): in a
+    /// running game once our roll is out it forfeits, and the game is over either way.
+    case peerLeft
+    /// The link was lost without either side ending it (a close, a reset, silence): during the
+    /// roll once our reveal is out the peer forfeits as with `peerLeft`; a game in play ends
+    /// without a result (a daemon that can resume keeps it instead).
+    case linkLost
 }
 
 /// What our player (or bot) asks of the game: refused, with a reason, when it cannot be done.
@@ -110,6 +123,9 @@ public enum GameCommand: Sendable, Equatable {
     case resign
     /// Start the next game now: in Done, skips the rematch wait; in a running game, resigns first.
     case newGame
+    /// Our player ends the match: a game in play is resigned; a roll whose peer reveal we hold
+    /// is forfeit (the peer counts it so, Protocol.md §8); the game is over either way.
+    case leave
 }
 
 /// A command that cannot be carried out; nothing changed and the game goes on.

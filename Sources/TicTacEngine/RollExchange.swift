@@ -18,10 +18,13 @@ public struct GameFault: Error, Sendable {
 /// A new game takes a new exchange: no roll is ever reused.
 struct RollExchange {
     private(set) var ours: (roll: UInt32, nonce: ID128, commitment: [UInt8])?
-    private var revealed = false
+    /// Our ROLL went out: from now on the peer can know who moves first.
+    private(set) var revealed = false
     private(set) var theirCommitment: [UInt8]?
     private(set) var theirMoveTime: UInt16 = 0
     private var theirRoll: (value: UInt32, nonce: ID128)?
+    /// We hold the peer's ROLL: its reveal went out, so it counts our leaving as a forfeit.
+    var theirsRevealed: Bool { theirRoll != nil }
     private var acknowledged = false
 
     init() {}

@@ -20,7 +20,7 @@ public enum Command: Sendable, Equatable {
     case decline
     /// Withdraw our invitation.
     case cancel
-    /// End the match and go back to the lobby.
+    /// End the match and go back to the lobby; a game in play is given up (a loss), as `new` does.
     case lobby
     /// Add a peer by address, `HOST:PORT` or `[IPV6]:PORT` (where discovery cannot reach).
     case connect(String)
@@ -103,5 +103,5 @@ public enum Command: Sendable, Equatable {
     public static let cancelLocalText = "cancel withdraws an invitation, and a local game has none: type resign to give this game up, new to give it up and start the next"
 
     /// The answer to `help`.
-    public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
+    public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match; a game in play is given up, a loss, as with new), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
 }

@@ -65,7 +65,15 @@ public final class FullScreenFront: Front {
     public func show(_ event: OutputEvent) {
         model.apply(event)
         setNeedsRender()
+        if case .game(.yourTurn, _) = event { restartTicks() } // a move clock starts now
+        if case .game(.opponentTurn, _) = event { restartTicks() }
         scheduleCountdown()
+    }
+
+    /// Ticks from now on: a move clock counts whole seconds from its turn's start.
+    private func restartTicks() {
+        if let countdownTimer { reactor?.cancel(countdownTimer) }
+        countdownTimer = nil
     }
 
     /// Gives the terminal back as it was: termios, cursor, main screen, colours. Idempotent.
@@ -76,9 +84,9 @@ public final class FullScreenFront: Front {
         reactor = nil
     }
 
-    /// One tick a second while the model counts down to the next game.
+    /// One tick a second while the model counts down: to the next game, or a move clock.
     private func scheduleCountdown() {
-        guard countdownTimer == nil, let reactor, (model.countdown ?? 0) > 0 else { return }
+        guard countdownTimer == nil, let reactor, model.ticking else { return }
         countdownTimer = reactor.schedule(after: .seconds(1)) { [weak self] in
             guard let self else { return }
             countdownTimer = nil

@@ -29,7 +29,15 @@ struct FullScreenModel {
         var piece: Piece
         var board: Board
         var phase: Phase
+        /// The opponent's last move (marked on the board, named under it).
         var lastMove: Int?
+        /// Why the game ended, when a time-up or a player leaving said so before its game-over.
+        var ending: GameEnding?
+        /// The agreed seconds per move (0: no clock) and the seconds left on the running one.
+        var moveTime = 0
+        var clockLeft: Int?
+        /// Set once the opponent is gone while the finished game stays on screen: why.
+        var gone: String?
         var size: BoardSize { board.size }
     }
 
@@ -65,20 +73,22 @@ struct FullScreenModel {
     /// The daemon serves the collaborative field too: `f` in the lobby opens it.
     var offersField = false
     /// An invitation waiting for y / n.
-    private(set) var incoming: (peer: PeerInfo, size: BoardSize)?
+    var incoming: (peer: PeerInfo, size: BoardSize)?
     /// Our invitation waiting for an answer.
-    private(set) var outgoing: PeerInfo?
-    private(set) var notice: Notice?
+    var outgoing: PeerInfo?
+    var notice: Notice?
     /// The rolls of the game about to start, shown once it has.
-    private var rolls: String?
+    var rolls: String?
+    /// The agreed seconds per move of the game about to start (its `rolls` event says it).
+    var pendingMoveTime = 0
     /// Nil: the lobby is on screen.
-    private(set) var game: Game?
+    var game: Game?
     /// The board cursor (0-based cell).
-    private(set) var cursor = 0
+    var cursor = 0
     /// Score against the current opponent.
-    private(set) var score = Score()
+    var score = Score()
     /// Whose score `score` is: the daemon keeps it per peer while that peer stays connected.
-    private var scoreOpponent: ID128?
+    var scoreOpponent: ID128?
 
     init(color: Bool, unicode: Bool = true) {
         self.color = color
@@ -115,7 +125,7 @@ struct FullScreenModel {
             peers.removeAll { $0.id == p.id }
             // "ben declined" means nothing once ben is gone; "Peer Disconnected!" is why the game
             // vanished, and a peer that quits is lost right after it: that one stays until ben is back.
-            if notice?.about == p.id, notice?.title != Self.disconnectedTitle { notice = nil }
+            if notice?.about == p.id, notice?.tone != .alert { notice = nil }
             if scoreOpponent == p.id { score = Score() } // gone: the daemon forgets it too
             if keep == p.id {
                 selected = min(index, max(0, peers.count - 1))
@@ -131,6 +141,7 @@ struct FullScreenModel {
                 notice = Notice(text: "\(p.name) is gone (\(reason))", tone: .info, about: p.id)
             }
         case let .invited(p, size):
+            if game?.gone != nil { game = nil } // the answer keys are in the lobby
             incoming = (p, size)
             notice = nil // a new prompt: what came before is over
         case let .inviteSent(p):
@@ -152,10 +163,12 @@ struct FullScreenModel {
             }
             notice = Notice(text: text, tone: .info, about: p.id)
         case let .disconnected(p, reason):
-            if game == nil || game?.opponent.id == p.id { game = nil }
+            let left = reason == DaemonEvent.leftReason(p.name) // it said goodbye: not a fault
+            let text = left ? reason : OutputFormatter.disconnectedText(p, reason: reason)
+            if !opponentGone(p, reason: text), game == nil || game?.opponent.id == p.id { game = nil }
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
-            notice = Notice(title: Self.disconnectedTitle, text: OutputFormatter.disconnectedText(p, reason: reason), tone: .alert, about: p.id)
+            notice = Notice(title: left ? nil : Self.disconnectedTitle, text: text, tone: .alert, about: p.id)
         case let .gameInterrupted(p, seconds):
             // The board stays: the game is kept, and goes on if the peer comes back.
             notice = Notice(title: "Connection lost", text: OutputFormatter.interruptedText(p, seconds: seconds, keys: "l adjourns, r resigns"),
@@ -170,8 +183,11 @@ struct FullScreenModel {
             if game?.opponent.id == p.id { game = nil }
             notice = Notice(title: "Game void", text: "The game with \(p.name) cannot go on and counts for nobody: \(reason)", tone: .alert, about: p.id)
         case let .matchEnded(p, byUs):
-            if game?.opponent.id == p.id { game = nil }
-            notice = Notice(text: byUs ? "You left the match with \(p.name)" : "\(p.name) left the match", tone: .info, about: p.id)
+            var text = byUs ? "You left the match with \(p.name)" : "\(p.name) left the match"
+            if byUs, let note = carriedNote { text = "\(note). \(text)" }
+            if byUs { carriedNote = nil }
+            if byUs || !opponentGone(p, reason: text), game?.opponent.id == p.id { game = nil }
+            notice = Notice(text: text, tone: byUs ? .info : .alert, about: p.id)
         case let .error(_, message):
             notice = Notice(text: message, tone: .error)
         case let .help(text), let .notice(text):
@@ -180,56 +196,6 @@ struct FullScreenModel {
             break // plain mode's line; the screen counts down from game-over itself
         case let .game(g, opponent):
             apply(g, opponent: opponent)
-        }
-    }
-
-    private mutating func apply(_ event: GameEvent, opponent: Opponent) {
-        switch event {
-        case let .gameStarted(piece, first, size):
-            if scoreOpponent != opponent.id { score = Score() }
-            scoreOpponent = opponent.id
-            if game?.size != size || !(0..<size.cellCount).contains(cursor) {
-                cursor = (size.rows / 2) * size.cols + size.cols / 2
-            }
-            game = Game(opponent: opponent, piece: piece, board: Board(size: size),
-                        phase: first ? .yourTurn : .opponentTurn, lastMove: nil)
-            incoming = nil
-            outgoing = nil
-            cellEntry = nil
-            confirm = nil
-            countdown = nil
-            let said = [carriedNote, rolls].compactMap { $0 }
-            notice = said.isEmpty ? nil : Notice(text: said.joined(separator: ". "), tone: .info) // until the first move
-            rolls = nil
-            carriedNote = nil
-        case let .rolls(yours, theirs, moveTime):
-            let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
-            rolls = "\(hotSeat ? "\(Self.playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
-        case let .timeUp(yours, clock):
-            notice = Notice(text: OutputFormatter.timeUpText(yours: yours, clock: clock, opponent: opponent.name), tone: .alert)
-        case .yourTurn:
-            game?.phase = .yourTurn
-        case .opponentTurn:
-            game?.phase = .opponentTurn
-        case let .opponentMoved(cell):
-            game?.lastMove = cell
-        case let .board(board):
-            guard game != nil else { return }
-            game?.board = board
-            if !(0..<board.size.cellCount).contains(cursor) { cursor = 0 }
-            if notice?.tone != .alert { notice = nil }
-        case let .gameOver(result, line, resigned):
-            game?.phase = .over(result, line: line ?? [], resigned: resigned)
-            // As after a move: a game resigned before any move still showed its rolls.
-            if notice?.tone != .alert { notice = nil }
-            confirm = nil
-            countdown = rematchSeconds
-        case let .score(s):
-            score = s
-            scoreOpponent = opponent.id
-        case .interrupted:
-            game = nil
-            notice = Notice(title: Self.disconnectedTitle, text: Self.disconnectedText, tone: .alert)
         }
     }
 
@@ -256,25 +222,29 @@ struct FullScreenModel {
     var addressEntry: String?
 
     /// A cell's name being typed in a game (`c`, `c1`, `c12`; CellName), nil when none is.
-    private(set) var cellEntry: String?
+    var cellEntry: String?
 
     /// A key that gives the game away, waiting to be confirmed (the same key again, or y):
     /// r and n in any game in progress; q and l in a networked one (the peer wins it).
     enum Confirm: Equatable { case resign, newGame, quit, lobby }
-    private(set) var confirm: Confirm?
+    var confirm: Confirm?
     /// Said once the next game has started: how the last one ended, if the player ended it.
-    private var carriedNote: String?
+    var carriedNote: String?
 
     /// Seconds until the next game starts by itself (shown under a finished game), nil when
     /// none is coming. The front calls `tick()` each second.
-    private(set) var countdown: Int?
+    var countdown: Int?
     /// Seconds between games (GameSession's rematch delay: 3 s in the seed).
     var rematchSeconds = 3
 
     /// One second has passed.
     mutating func tick() {
         if let countdown, countdown > 0 { self.countdown = countdown - 1 }
+        if let left = game?.clockLeft, left > 0 { game?.clockLeft = left - 1 }
     }
+
+    /// Whether `tick()` has anything to count down.
+    var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 }
 
     // MARK: - Keys
 
@@ -295,6 +265,9 @@ struct FullScreenModel {
             return .interrupt
         case .char("q") where !networkGameInProgress, .char("Q") where !networkGameInProgress:
             return .quit // a networked game in progress asks first (gameKey)
+        case .char("?"):
+            notice = Notice(text: keyHelpText, tone: .info)
+            return nil
         default:
             break
         }
@@ -377,6 +350,10 @@ struct FullScreenModel {
 
     private mutating func gameKey(_ key: Key) -> Command? {
         guard let game else { return nil }
+        if game.gone != nil {
+            self.game = nil // the finished game stayed for a look; any key moves on to the lobby
+            return nil
+        }
         let size = game.size
         let row = cursor / size.cols, col = cursor % size.cols
         if cellEntry != nil, let command = entryKey(key, size: size) { return command.command }
@@ -390,6 +367,7 @@ struct FullScreenModel {
             }
             if key == .char(again) || key == .char(Character(again.uppercased())) || key == .char("y") || key == .char("Y") {
                 if asked == .newGame { carriedNote = "You gave up the last game: it counts as a loss" }
+                if asked == .lobby { carriedNote = "You gave up the game: it counts as a loss" } // said in the lobby
                 notice = nil // an earlier "Not resigned: play on" would contradict what happens now
                 return command
             }

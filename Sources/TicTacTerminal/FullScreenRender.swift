@@ -9,6 +9,8 @@ import TicTacWire
 /// statuses are bold and the winning line and selected peer are in reverse video.
 enum TextStyle: Equatable {
     case plain, title, bold, dim, help, o, x, win, lose, cursor, selected, good, bad, warn
+    /// The opponent's last move: its piece, underlined.
+    case lastO, lastX
 }
 
 /// A piece of text with one look.
@@ -293,7 +295,8 @@ extension FullScreenModel {
         let isWin = winning.contains(i)
         let name = game.size == .classic ? String(i + 1) : CellName.name(i, on: game.size)
         let text = piece != .empty ? String(piece.symbol) : (label ? name : (unicode ? "·" : "."))
-        let contentStyle = isWin ? winStyle(game) : style(of: piece)
+        let isLast = i == game.lastMove && !isOver(game) && piece != .empty
+        let contentStyle = isWin ? winStyle(game) : isLast ? (piece == .o ? .lastO : .lastX) : style(of: piece)
         let padStyle: TextStyle = isWin ? winStyle(game) : .plain
         let isCursor = i == cursor && !isOver(game)
         let used = text.count + (isCursor ? 2 : 0)
@@ -335,7 +338,7 @@ extension FullScreenModel {
             if let entry = cellEntry {
                 rows.append(ScreenLine(Self.margin + "Cell: \(entry)_   Enter play, Esc cancel", .bold))
             }
-        } else if let prompt = promptText {
+        } else if let prompt = promptText(fitting: width - Self.margin.count) {
             rows.append(ScreenLine(Self.margin + prompt, incoming != nil ? .warn : .bold))
         }
         return rows
@@ -351,33 +354,6 @@ extension FullScreenModel {
             rows.append(ScreenLine(Self.margin + text, style))
         }
         return rows
-    }
-
-    /// The key help: what fits in `width`, dropping the least needed keys first; `q quit`
-    /// always stays.
-    private func helpLine(width: Int) -> ScreenLine {
-        // (text, priority): lower priorities go first when the line is too long.
-        var items: [(String, Int)]
-        if let game, case .over = game.phase {
-            // Between games: no move to play, nothing to resign (the countdown names n and l).
-            items = [("n new game now", 4)]
-            if me != nil { items.append(("l lobby", 3)) }
-        } else if let game {
-            let play = game.size == .classic ? "1-9 or Enter play" : "c7 or Enter play"
-            items = [("arrows move", 1), (play, 4), ("r resign", 3), ("n new", 2)]
-            if me != nil { items.append(("l lobby", 2)) }
-        } else {
-            items = [((unicode ? "↑↓" : "Up/Down") + " select", 1), ("Enter invite", 4)]
-            if offersField { items.append(("f field", 2)) }
-            if me != nil { items.append(("a add address", 2)) }
-        }
-        items.append(("q quit", 9))
-        let room = width - Self.margin.count
-        while textWidth(items.map(\.0).joined(separator: "  ")) > room,
-              let i = items.indices.filter({ items[$0].1 < 9 }).min(by: { items[$0].1 < items[$1].1 }) {
-            items.remove(at: i)
-        }
-        return ScreenLine(Self.margin + items.map(\.0).joined(separator: "  "), .help)
     }
 
     // MARK: - Text
@@ -477,6 +453,8 @@ extension FullScreenModel {
             case .dim, .help: return "2"
             case .o: return "1;36"
             case .x: return "1;33"
+            case .lastO: return "1;4;36"
+            case .lastX: return "1;4;33"
             case .win: return "1;30;42"
             case .lose: return "1;37;41"
             case .cursor: return "1;35"
@@ -489,6 +467,7 @@ extension FullScreenModel {
         switch style {
         case .title, .bold, .good, .bad, .warn, .cursor: return "1"
         case .win, .lose, .selected: return "7"
+        case .lastO, .lastX: return "4"
         case .plain, .dim, .help, .o, .x: return nil
         }
     }

@@ -14,6 +14,13 @@ public struct Opponent: Sendable, Equatable {
     }
 }
 
+/// How a game ended, when an event before its game-over said why: a move clock ran out, or a
+/// player left the running game (`yours`: our player).
+public enum GameEnding: Sendable, Equatable {
+    case time(yours: Bool)
+    case left(yours: Bool)
+}
+
 /// Everything the plain mode prints, one event per line.
 public enum OutputEvent: Sendable, Equatable {
     case game(GameEvent, opponent: Opponent)
@@ -92,7 +99,34 @@ public struct OutputFormatter: Sendable {
     /// (`c7`, CellName). The front sets it at each game-started.
     public var size = BoardSize.classic
 
+    /// Why the game being played ends, once a time-up or a leaving said so (`note`): its
+    /// game-over line says it too.
+    public var ending: GameEnding?
+
     public init(style: Style) { self.style = style }
+
+    /// Follows the events that shape later lines: call with every event before its lines.
+    public mutating func note(_ event: OutputEvent) {
+        guard case let .game(g, _) = event else { return }
+        switch g {
+        case let .gameStarted(_, _, size):
+            self.size = size
+            ending = nil
+        case let .timeUp(yours, _): ending = .time(yours: yours)
+        case let .left(yours, _): ending = .left(yours: yours)
+        case .score: ending = nil // said with the game-over just before
+        default: break
+        }
+    }
+
+    /// The game-over's `reason` (JSON): line, draw (a full board), resigned, time, forfeit.
+    func endReason(_ result: GameResult, line: [Int]?, resigned: Bool) -> String {
+        switch ending {
+        case .time: "time"
+        case .left: "forfeit"
+        case nil: line != nil ? "line" : resigned ? "resigned" : result == .draw ? "draw" : "forfeit"
+        }
+    }
 
     /// The line standing for `count` lines dropped because standard output was not being read
     /// (LineWriter; README "Plain mode").
@@ -180,7 +214,9 @@ public struct OutputFormatter: Sendable {
         case let .inviteCancelled(p): return ev("invite-cancelled", [("by", Self.who(p))])
         case let .inviteExpired(p): return ev("invite-expired", [("by", Self.who(p))])
         case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
-        case let .disconnected(p, reason): return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason))])
+        case let .disconnected(p, reason):
+            return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason)),
+                                       ("left", .bool(reason == DaemonEvent.leftReason(p.name)))])
         case let .gameInterrupted(p, seconds):
             return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(seconds)),
                                            ("commands", .array([.string("lobby"), .string("resign")]))])
@@ -210,15 +246,24 @@ public struct OutputFormatter: Sendable {
                 return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime))])
             case let .timeUp(yours, clock):
                 return ev("time-up", [("who", .string(yours ? "you" : "opponent")), ("clock", .string(clock.rawValue))])
+            case let .left(yours, inRoll):
+                return ev("forfeit", [("who", .string(yours ? "you" : "opponent")), ("during", .string(inRoll ? "roll" : "game")),
+                                      ("message", .string(Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)))])
             case .yourTurn: return ev("your-turn")
             case .opponentTurn: return ev("opponent-turn")
-            case let .opponentMoved(cell): return ev("opponent-moved", [("cell", .int(cell + 1))])
-            case let .board(board): return ev("board", [("cells", .string(board.text))])
+            case let .opponentMoved(cell):
+                return ev("opponent-moved", [("cell", .int(cell + 1)), ("name", .string(CellName.name(cell, on: size)))])
+            case let .board(board):
+                // `rows` top to bottom, as the board is drawn; `cells` is all of them in one string.
+                let text = Array(board.text), cols = board.size.cols
+                let rows = stride(from: 0, to: text.count, by: cols).map { JSON.string(String(text[$0..<min($0 + cols, text.count)])) }
+                return ev("board", [("cells", .string(board.text)), ("rows", .array(rows))])
             case let .gameOver(result, line, resigned):
                 return ev("game-over", [
                     ("result", .string(result.rawValue)),
                     ("line", line.map { .array($0.map { .int($0 + 1) }) } ?? .null),
                     ("resigned", .bool(resigned)),
+                    ("reason", .string(endReason(result, line: line, resigned: resigned))),
                 ])
             case let .score(s):
                 return ev("score", [("won", .int(s.won)), ("lost", .int(s.lost)), ("drawn", .int(s.drawn))])
@@ -228,10 +273,21 @@ public struct OutputFormatter: Sendable {
         }
     }
 
+    /// The line for a player who left a running game once the other's roll was out (Protocol.md
+    /// §8): a loss by forfeit. The game-over line follows.
+    public static func leftText(yours: Bool, inRoll: Bool, opponent: String) -> String {
+        switch (yours, inRoll) {
+        case (true, true): "You left during the roll: \(opponent) wins by forfeit"
+        case (true, false): "You left the game: \(opponent) wins by forfeit"
+        case (false, true): "\(opponent) left during the roll: you win by forfeit"
+        case (false, false): "\(opponent) left the game: you win by forfeit"
+        }
+    }
+
     /// The line for a clock that ran out (Protocol.md §9); the game-over line follows.
     public static func timeUpText(yours: Bool, clock: Clock, opponent: String) -> String {
         switch (yours, clock) {
-        case (true, .move): "Time's up: you did not move in time, so you resign"
+        case (true, .move): "Time's up: you did not move in time"
         case (false, .move): "Time's up: \(opponent) did not move in time"
         case (true, .roll): "Time's up: your roll was not revealed in time"
         case (false, .roll): "Time's up: \(opponent) did not reveal its roll in time and forfeits"
@@ -263,6 +319,7 @@ public struct OutputFormatter: Sendable {
             case .unsupported: return ["\(p.name) cannot play that board"]
             }
         case let .disconnected(p, reason):
+            if reason == DaemonEvent.leftReason(p.name) { return [reason] } // it said goodbye: not a fault
             return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
         case let .gameInterrupted(p, seconds):
             return [Self.interruptedText(p, seconds: seconds, keys: "lobby adjourns the game, resign gives it up")]
@@ -286,6 +343,8 @@ public struct OutputFormatter: Sendable {
                 return ["You rolled \(yours), \(opponent.name) rolled \(theirs): the higher roll moves first; \(clock)"]
             case let .timeUp(yours, clock):
                 return [Self.timeUpText(yours: yours, clock: clock, opponent: opponent.name)]
+            case let .left(yours, inRoll):
+                return [Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)]
             case .yourTurn: return ["Your Turn"]
             case .opponentTurn: return ["Opponent's Turn"]
             case let .opponentMoved(cell):
@@ -300,7 +359,13 @@ public struct OutputFormatter: Sendable {
                 case .draw: s = "Cat Wins!"
                 }
                 if let line { s += " (line \(line.map { String($0 + 1) }.joined(separator: "-")))" }
-                if resigned { s += result == .draw ? " (both resigned)" : " (by resignation)" }
+                switch (ending, result) {
+                case (.time, .won): s += " (time's up for \(opponent.name))"
+                case (.time, _): s += " (time's up)"
+                case (.left(true), _): s += " (you left: forfeit)"
+                case (.left(false), _): s += " (\(opponent.name) left: forfeit)"
+                case (nil, _): if resigned { s += result == .draw ? " (both resigned)" : " (by resignation)" }
+                }
                 return [s]
             case let .score(sc): return ["Score: won \(sc.won), lost \(sc.lost), drawn \(sc.drawn)"]
             case .interrupted: return ["Peer Disconnected! Your opponent has disconnected, or the connection has been lost"]

@@ -57,7 +57,7 @@ public final class PlainFront: Front {
     }
 
     public func show(_ event: OutputEvent) {
-        if case let .game(.gameStarted(_, _, size), _) = event { formatter.size = size }
+        formatter.note(event)
         for line in formatter.lines(for: event) { output.write(line) }
         if let next = rematch.after(event) {
             for line in formatter.lines(for: next) { output.write(line) }

@@ -27,3 +27,36 @@ struct BotLineTests {
         }
     }
 }
+
+/// A game the opponent left once the bot's roll was out is the bot's win by forfeit, reported
+/// whether or not it counts toward `--max-games`.
+struct BotForfeitLineTests {
+    let ben = PeerInfo(id: ID128(high: 1, low: 2), name: "ben", addresses: ["127.0.0.1"], port: 50000, capabilities: [.tictactoe])
+
+    @Test func aForfeitInTheRollIsReportedNotCounted() {
+        var tally = BotTally()
+        #expect(tally.take(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: ben)) == nil)
+        #expect(tally.take(.game(.left(yours: false, inRoll: true), opponent: ben)) == nil)
+        let f = tally.take(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: ben))
+        #expect(f?.forfeit == .roll && f?.counted == false && f?.result == .won && f?.games == 0)
+        #expect(f.map(BotTally.text) == "vs ben: won by forfeit (ben left during the roll; not counted)")
+        let line = BotRunner.gameOverLine(prefix: BotRunner.gameOverPrefix(opponent: ben), result: .won, games: 0, forfeit: .roll)
+        let tree = JSON.object([("event", .string("game-over")), ("opponent", OutputFormatter.who(ben)), ("result", .string("won")),
+                                ("forfeit", .string("roll")), ("games", .int(0))])
+        #expect(line == tree.utf8)
+    }
+
+    @Test func aForfeitAfterAMoveCounts() {
+        var tally = BotTally()
+        _ = tally.take(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: ben))
+        _ = tally.take(.game(.opponentMoved(cell: 4), opponent: ben))
+        _ = tally.take(.game(.left(yours: false, inRoll: false), opponent: ben))
+        let f = tally.take(.game(.gameOver(result: .won, line: nil, resigned: false), opponent: ben))
+        #expect(f.map(BotTally.text) == "game 1 vs ben: won by forfeit (ben left the game)")
+        // The next game, an ordinary one, is not a forfeit.
+        _ = tally.take(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: ben))
+        _ = tally.take(.game(.opponentMoved(cell: 4), opponent: ben))
+        let g = tally.take(.game(.gameOver(result: .lost, line: [0, 4, 8], resigned: false), opponent: ben))
+        #expect(g.map(BotTally.text) == "game 2 vs ben: lost")
+    }
+}

@@ -160,3 +160,28 @@ import TicTacWire
         #expect(!counts(.game(over, opponent: b)), "b's move was in a game that ended with the link")
     }
 }
+
+/// A refused move names the cell the way the player typed it.
+@Suite struct CellMessageTests {
+    @Test func aTakenCellTypedByNameIsNamed() throws {
+        var m = LocalMatch(level: .perfect, rng: SplitMix64(seed: 3))
+        var now = Instant.zero
+        _ = m.start(now: now)
+        while m.human.state != .myTurn, let d = m.nextDeadline {
+            now = d
+            _ = m.timeout(now: now)
+        }
+        let taken = try #require(m.human.board.cells.indices.first { m.human.board.cells[$0] != .empty }
+                                 ?? m.human.board.emptyCells.first)
+        if m.human.board.cells[taken] == .empty { _ = m.command(.move(taken + 1), now: now) }
+        while m.human.state != .myTurn, let d = m.nextDeadline {
+            now = d
+            _ = m.timeout(now: now)
+        }
+        let ref = CellName.Ref(col: taken % 3, row: taken / 3)
+        let out = m.command(.moveAt(ref), now: now)
+        #expect(out.contains(.error(code: "illegal-move", message: "\(ref.text) is already taken")), "\(out)")
+        let byNumber = m.command(.move(taken + 1), now: now)
+        #expect(byNumber.contains(.error(code: "illegal-move", message: "cell \(taken + 1) is already taken")))
+    }
+}

@@ -13,8 +13,10 @@ import TicTacWire
         ("player-resigns", [["won"], ["lost"]]),
         ("declined", [[], []]),
         ("busy", [[], [], []]),
-        ("kill-mid-game", [[], []]),
-        ("leave-mid-game", [[], []]),
+        // A peer that ends a game in play loses it by forfeit (Protocol.md §8). The replay of the
+        // killed daemon sees its link close too, so each side counts the other's end so.
+        ("kill-mid-game", [["won"], ["won"]]),
+        ("leave-mid-game", [["won"], []]),
         ("version-mismatch", [[]]),
         ("bad-input", [[]]),
         ("gomoku", [["won"], ["lost"]]),

@@ -114,7 +114,7 @@ import TicTacTime
     @Test func betweenGamesKeyHelpGivesTheKeysThatWorkThen() {
         var over = gameModel()
         over.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
-        #expect(screen(over).last == "  n new game now  l lobby  q quit")
+        #expect(screen(over).last == "  n new game now  l lobby  ? help  q quit")
     }
 
     @Test func rAsksThenResigns() {
@@ -227,10 +227,10 @@ import TicTacTime
     @Test func peerDisconnectedStaysWhileThePeerIsLostAndGoesWhenItIsBack() {
         var m = FullScreenModel(color: false)
         m.apply(.peerFound(bob))
-        m.apply(.disconnected(bob, reason: "bob left"))
+        m.apply(.disconnected(bob, reason: "connection reset by peer"))
         #expect(screen(m).contains { $0.contains("Peer Disconnected!") })
-        #expect(screen(m).contains { $0.hasSuffix("bob left") }) // said once, plainly
-        m.apply(.peerLost(bob, reason: "bob left"))
+        #expect(screen(m).contains { $0.hasSuffix("bob: connection reset by peer") }) // said once, plainly
+        m.apply(.peerLost(bob, reason: "connection reset by peer"))
         // A peer that quits mid-game is lost right after: the alert stays, it says why.
         #expect(screen(m).contains { $0.contains("Peer Disconnected!") })
         m.apply(.peerFound(bob))

@@ -235,7 +235,7 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
         let names = lines.compactMap { line in ["Alice", "bob", "carol", "zed"].first { line.contains(" \($0) ") } }
         #expect(names == ["Alice", "bob", "carol"])
         #expect(lines.contains { $0.contains("Available Peers") })
-        #expect(lines.last?.contains("select  Enter invite  q quit") == true)
+        #expect(lines.last?.contains("select  Enter invite  ? help  q quit") == true)
     }
 
     @Test func anEmptyLobbyIgnoresEnterAndArrows() {

@@ -75,13 +75,13 @@ import TicTacTime
         var board = Board()
         try board.place(.o, at: 0)
         try board.place(.x, at: 2)
-        #expect(line(.board(board)) == #"{"event":"board","cells":"O.X......"}"#)
+        #expect(line(.board(board)) == #"{"event":"board","cells":"O.X......","rows":["O.X","...","..."]}"#)
         #expect(line(.yourTurn) == #"{"event":"your-turn"}"#)
-        #expect(line(.opponentMoved(cell: 4)) == #"{"event":"opponent-moved","cell":5}"#)
+        #expect(line(.opponentMoved(cell: 4)) == #"{"event":"opponent-moved","cell":5,"name":"b2"}"#)
         #expect(line(.gameOver(result: .won, line: [0, 4, 8], resigned: false))
-            == #"{"event":"game-over","result":"won","line":[1,5,9],"resigned":false}"#)
+            == #"{"event":"game-over","result":"won","line":[1,5,9],"resigned":false,"reason":"line"}"#)
         #expect(line(.gameOver(result: .draw, line: nil, resigned: false))
-            == #"{"event":"game-over","result":"draw","line":null,"resigned":false}"#)
+            == #"{"event":"game-over","result":"draw","line":null,"resigned":false,"reason":"draw"}"#)
         #expect(line(.score(Score(won: 1, lost: 0, drawn: 2))) == #"{"event":"score","won":1,"lost":0,"drawn":2}"#)
         #expect(line(.rolls(yours: 790_923, theirs: 204_709, moveTime: 120))
             == #"{"event":"rolls","you":790923,"opponent":204709,"move-time":120}"#)
@@ -103,7 +103,7 @@ import TicTacTime
         #expect(t(.rolls(yours: 204_709, theirs: 790_923, moveTime: 0))
             == "You rolled 204709, bot (perfect) rolled 790923: the higher roll moves first; no move clock")
         #expect(t(.timeUp(yours: false, clock: .move)) == "Time's up: bot (perfect) did not move in time")
-        #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time, so you resign")
+        #expect(t(.timeUp(yours: true, clock: .move)) == "Time's up: you did not move in time")
     }
 
     /// Moves on a larger board are told by the names plain mode takes (`move c7`); 3 x 3 keeps 1-9.

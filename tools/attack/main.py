@@ -6,12 +6,22 @@ import threading
 import time
 import traceback
 
+import glob
+import importlib
+import os
+
 import cases
 import cases_auth  # noqa: F401 (registers version 2's cases in cases.SERIAL)
 import targets
 from targets import Process, free_port, wait_listening
 
 CASE_LIMIT = 40.0  # seconds: a case still running then is a failure
+
+# More cases live in cases_<area>.py files, each with any of cases.py's lists: they join those.
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases_*.py"))):
+    _module = importlib.import_module(os.path.basename(_path)[:-3])
+    for _group in ("STALLS", "SERIAL", "PLAYER", "FIELD"):
+        getattr(cases, _group).extend(getattr(_module, _group, []))
 
 
 class Targets:
