@@ -157,7 +157,8 @@ public final class Daemon {
                                   fieldPort: fieldPort, capabilities: core.config.capabilities,
                                   state: core.presenceState)
         let d = try PresenceService(reactor: reactor, local: local, port: port, interfaces: interfaces,
-                                    config: config, broadcast: broadcast, random: random)
+                                    config: config, broadcast: broadcast,
+                                    key: PresenceKey(privateKey: core.config.identity.privateKey), random: random)
         d.onEvent = { [weak self] event in
             guard let self else { return }
             core.handle(.presence(event), now: reactor.now)
