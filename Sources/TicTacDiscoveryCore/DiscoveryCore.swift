@@ -178,8 +178,9 @@ public struct DiscoveryCore: SansIOCore {
         var expires: Instant?
         /// How long an address stays without being heard again (broadcast only).
         var addressLife: Duration?
-        /// The signature of the signed ANNOUNCE this view holds; nil: unsigned.
-        var signature: [UInt8]? = nil
+        /// The signed ANNOUNCE this view holds, whole (a copy heard elsewhere is known by its
+        /// bytes, not checked again); nil: unsigned.
+        var signed: [UInt8]? = nil
     }
 
     struct Entry {
@@ -331,7 +332,7 @@ public struct DiscoveryCore: SansIOCore {
         case let .announce(a):
             guard a.instanceID != local.id else { counters.own += 1; return }
             guard let accepted = checked(bytes, id: a.instanceID, from: source, now: now) else { return }
-            announced(a, from: source, accepted: accepted, now: now)
+            announced(a, bytes: bytes, from: source, accepted: accepted, now: now)
         case let .query(id):
             guard id != local.id else { counters.own += 1; return }
             // One ANNOUNCE answers every QUERY heard before it goes (Protocol.md §7).
@@ -343,7 +344,7 @@ public struct DiscoveryCore: SansIOCore {
             guard let accepted = checked(bytes, id: id, from: source, now: now) else { return }
             guard let view = entries[id]?.views[PeerSources.broadcast.rawValue] else { return }
             // Unsigned, the version-1 rule: only from an address the peer was heard at.
-            guard accepted.signature != nil || view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
+            guard accepted.stamp != nil || view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
             removeView(id, .broadcast, reason: "\(view.name) left", now: now)
         default:
             counters.unexpected += 1
@@ -418,11 +419,11 @@ public struct DiscoveryCore: SansIOCore {
         return lastStamp
     }
 
-    private mutating func announced(_ a: Announce, from source: String, accepted: Accepted, now: Instant) {
+    private mutating func announced(_ a: Announce, bytes: [UInt8], from source: String, accepted: Accepted, now: Instant) {
         let id = a.instanceID
-        let signature = accepted.signature
+        let signed = accepted.stamp != nil ? bytes : nil
         if entries[id] == nil {
-            guard makeRoom(for: id, origin: source, signed: signature != nil, now: now) else { return counters.tableFull += 1 }
+            guard makeRoom(for: id, origin: source, signed: signed != nil, now: now) else { return counters.tableFull += 1 }
             entries[id] = Entry()
             claim(id, origin: source)
         }
@@ -431,12 +432,12 @@ public struct DiscoveryCore: SansIOCore {
         let life = interval * 3
         let old = entries[id]?.views[PeerSources.broadcast.rawValue]
         // A signed view starts its addresses afresh: an unsigned one's may be anyone's.
-        var addresses = (signature != nil && old?.signature == nil) ? [:] : old?.addresses ?? [:]
+        var addresses = (signed != nil && old?.signed == nil) ? [:] : old?.addresses ?? [:]
         addresses[source] = now
         let view = View(name: a.name.value, addresses: addresses, port: a.tcpPort, fieldPort: a.fieldPort,
                         capabilities: a.capabilities, versions: a.minVersion...a.maxVersion,
                         state: PresenceState(rawValue: a.state) ?? .busy, updated: now,
-                        expires: now + life, addressLife: life, signature: signature)
+                        expires: now + life, addressLife: life, signed: signed)
         entries[id]?.views[PeerSources.broadcast.rawValue] = view
         entries[id]?.heard += 1
         entries[id]?.lastHeard = now
@@ -484,7 +485,7 @@ public struct DiscoveryCore: SansIOCore {
         // TCP port, state and versions come from the newest view of another source if any.
         // A signed ANNOUNCE says everything but the addresses: what DNS-SD or an unsigned
         // datagram says of its id is a hint that never overrides it (Protocol.md §7, §10).
-        let signedView = entry.views[PeerSources.broadcast.rawValue].flatMap { $0.signature == nil ? nil : $0 }
+        let signedView = entry.views[PeerSources.broadcast.rawValue].flatMap { $0.signed == nil ? nil : $0 }
         let told = signedView ?? entry.views.filter { $0.key != PeerSources.fieldDNSSD.rawValue }.values
             .max(by: { $0.updated < $1.updated }) ?? newest
         // Broadcast carries the display name as the player chose it; DNS-SD's may be renamed.

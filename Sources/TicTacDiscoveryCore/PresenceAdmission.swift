@@ -6,9 +6,8 @@ import TicTacWire
 // address and prefix held to a share, and a full table evicting hints before signed peers.
 
 extension DiscoveryCore {
-    /// What a datagram's seal said: its signature and timestamp, nil for an unsigned datagram.
+    /// What a datagram's seal said: its timestamp, nil for an unsigned datagram.
     struct Accepted {
-        var signature: [UInt8]?
         var stamp: UInt64?
     }
 
@@ -27,9 +26,8 @@ extension DiscoveryCore {
             guard last == nil else { counters.unsigned += 1; return nil }
             return Accepted()
         }
-        if let last, seal.timestamp == last,
-           entries[id]?.views[PeerSources.broadcast.rawValue]?.signature == seal.signature {
-            return Accepted(signature: seal.signature, stamp: seal.timestamp)
+        if let last, seal.timestamp == last, entries[id]?.views[PeerSources.broadcast.rawValue]?.signed == bytes {
+            return Accepted(stamp: seal.timestamp)
         }
         guard verifyLimiter.admit(source, now: now), verifyBudget.admit(0, now: now) else {
             counters.verifyLimited += 1
@@ -39,7 +37,7 @@ extension DiscoveryCore {
         guard PresenceKey.verify(bytes, seal: seal, id: id) else { counters.badSignature += 1; return nil }
         if let last, seal.timestamp <= last { counters.replayed += 1; return nil }
         if entries[id] != nil { entries[id]?.stamp = seal.timestamp }
-        return Accepted(signature: seal.signature, stamp: seal.timestamp)
+        return Accepted(stamp: seal.timestamp)
     }
 
     /// Whether a new id fits: within its origin's share, and in the table, evicting the
