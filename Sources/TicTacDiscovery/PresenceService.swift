@@ -18,6 +18,10 @@ public final class PresenceService {
     public private(set) var core: DiscoveryCore
     /// Presence changes, for the daemon.
     public var onEvent: (DiscoveryEvent) -> Void = { _ in }
+    /// Lines for a debug log: a DNS-SD instance that is not a peer, and why.
+    public var onDebug: (String) -> Void = { _ in }
+    /// What we announce changed (`update`): a DNS-SD TXT record follows it from here.
+    public var onLocalChange: (LocalPresence) -> Void = { _ in }
     /// Called when broadcast discovery starts or stops having a LAN interface to send on
     /// (loopback aside): the player is told when the network comes and goes, not at every send.
     public var onNetworkChange: (_ available: Bool, _ interfaces: [String]) -> Void = { _, _ in } {
@@ -74,7 +78,11 @@ public final class PresenceService {
     public func start() { handle(.start) }
 
     /// The daemon's state, name or ports changed.
-    public func update(_ local: LocalPresence) { handle(.update(local)) }
+    public func update(_ local: LocalPresence) {
+        let changed = local != core.local
+        handle(.update(local))
+        if changed, !stopped { onLocalChange(local) }
+    }
 
     /// Feeds one input to the table (a sighting from a source the service does not hold itself).
     /// Nothing is taken after `stop`.
@@ -98,6 +106,8 @@ public final class PresenceService {
                 apply()
             case .registered, .unavailable:
                 onNotice(event)
+            case let .dropped(name, reason):
+                onDebug("DNS-SD \(service.type) instance \"\(name)\" is not a peer: \(reason)")
             }
         }
     }

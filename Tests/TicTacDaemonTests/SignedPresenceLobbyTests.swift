@@ -1,8 +1,12 @@
 import Testing
+import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine
+import TicTacNet
+import TicTacTestSupport
 import TicTacTime
 import TicTacWire
+@testable import TicTacDaemon
 @testable import TicTacDaemonCore
 
 /// The lobby's merge of discovery and links (Protocol.md §7): a proven link outweighs a hint,
@@ -37,5 +41,25 @@ import TicTacWire
         signed.name = "ben2"
         net.presence(0, .found(signed))
         #expect(net.cores[0].peers.first?.name == "ben2")
+    }
+
+    @Test func theTXTsGamesFollowTheAnnounceWhenTheFieldOpens() throws {
+        let reactor = try Reactor()
+        let daemon = try Daemon(reactor: reactor, config: config("gil", seed: 31))
+        try daemon.startDiscovery(broadcast: false, random: SplitMix64(seed: 1))
+        let agent = FakeDNSSDAgent()
+        daemon.startDNSSD(agent) { _ in }
+        #expect(agent.published?.txt.games == [.tictactoe])
+        // The field opens as FieldSession opens it: capability and port in what is announced.
+        let presence = try #require(daemon.presence)
+        var local = presence.local
+        local.capabilities.insert(.field)
+        local.fieldPort = 40_123
+        presence.update(local)
+        #expect(agent.updates.last?.games == [.tictactoe, .field])
+        local.capabilities.remove(.field)
+        presence.update(local)
+        #expect(agent.updates.last?.games == [.tictactoe])
+        daemon.leave()
     }
 }
