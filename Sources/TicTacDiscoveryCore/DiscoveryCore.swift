@@ -137,9 +137,13 @@ public struct DiscoveryConfig: Sendable {
     /// (heard once before renewed, least recently heard first), else a signed one the same way.
     public var maxPeers = 1024
     /// New ids one source address, and one /24 (IPv4) or /64 (IPv6) prefix, may hold in the
-    /// table by broadcast: one host cannot fill it alone.
+    /// table by broadcast, unsigned and signed: one host cannot fill it alone. Signed ones cost
+    /// a verification each (at most `verifyPerSource` a second), and daemons sharing a host
+    /// (loopback) are signed.
     public var maxPerSource = 16
     public var maxPerPrefix = 64
+    public var maxSignedPerSource = 64
+    public var maxSignedPerPrefix = 256
     /// The longest interval a peer's claim (ANNOUNCE field 9) keeps it for: expiry is three of
     /// min(its interval, this).
     public var maxPeerInterval: Duration = .seconds(10)
@@ -186,8 +190,10 @@ public struct DiscoveryCore: SansIOCore {
     struct Entry {
         var views: [UInt8: View] = [:] // keyed by one PeerSources bit
         var shown: PresencePeer?
-        /// The source address that first brought it by broadcast (its share, `maxPerSource`).
+        /// The source address that first brought it by broadcast, and whether that ANNOUNCE was
+        /// signed: the share it counts against (`maxPerSource`, `maxSignedPerSource`).
         var origin: String?
+        var originSigned = false
         /// ANNOUNCEs accepted, and when the last was: eviction's order.
         var heard = 0
         var lastHeard = Instant(nanoseconds: 0)
@@ -199,9 +205,9 @@ public struct DiscoveryCore: SansIOCore {
     var entries: [ID128: Entry] = [:]
     /// Ids whose signed view left: their last timestamp, until when it is kept.
     var stamps: [ID128: (stamp: UInt64, until: Instant)] = [:]
-    /// New ids held per origin address and per its prefix.
-    var perSource: [String: Int] = [:]
-    var perPrefix: [String: Int] = [:]
+    /// New ids held per origin address and per its prefix, unsigned and signed apart.
+    var perSource: [Share: Int] = [:]
+    var perPrefix: [Share: Int] = [:]
     /// Our signing key (nil: unsigned, version-1 datagrams), and the clock our timestamps run on.
     let key: PresenceKey?
     private let wallClockMillis: UInt64
@@ -425,7 +431,7 @@ public struct DiscoveryCore: SansIOCore {
         if entries[id] == nil {
             guard makeRoom(for: id, origin: source, signed: signed != nil, now: now) else { return counters.tableFull += 1 }
             entries[id] = Entry()
-            claim(id, origin: source)
+            claim(id, origin: source, signed: signed != nil)
         }
         if let stamp = accepted.stamp { entries[id]?.stamp = stamp }
         let interval = min(Duration.milliseconds(Int64(a.intervalMillis)), config.maxPeerInterval)

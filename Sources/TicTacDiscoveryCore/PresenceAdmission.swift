@@ -6,6 +6,12 @@ import TicTacWire
 // address and prefix held to a share, and a full table evicting hints before signed peers.
 
 extension DiscoveryCore {
+    /// One share of the table: an address or a prefix, for unsigned or signed ids.
+    struct Share: Hashable {
+        var key: String
+        var signed: Bool
+    }
+
     /// What a datagram's seal said: its timestamp, nil for an unsigned datagram.
     struct Accepted {
         var stamp: UInt64?
@@ -47,8 +53,9 @@ extension DiscoveryCore {
     mutating func makeRoom(for id: ID128, origin: String?, signed: Bool, now: Instant) -> Bool {
         guard entries[id] == nil else { return true }
         if let origin {
-            guard perSource[origin, default: 0] < config.maxPerSource,
-                  perPrefix[Self.prefix(of: origin), default: 0] < config.maxPerPrefix else { return false }
+            guard perSource[Share(key: origin, signed: signed), default: 0] < (signed ? config.maxSignedPerSource : config.maxPerSource),
+                  perPrefix[Share(key: Self.prefix(of: origin), signed: signed), default: 0]
+                    < (signed ? config.maxSignedPerPrefix : config.maxPerPrefix) else { return false }
         }
         guard entries.count >= config.maxPeers else { return true }
         let weakest = entries.min { a, b in
@@ -63,19 +70,21 @@ extension DiscoveryCore {
     }
 
     /// A new id's origin: the address its first ANNOUNCE came from, counted against its share.
-    mutating func claim(_ id: ID128, origin: String) {
+    mutating func claim(_ id: ID128, origin: String, signed: Bool) {
         entries[id]?.origin = origin
-        perSource[origin, default: 0] += 1
-        perPrefix[Self.prefix(of: origin), default: 0] += 1
+        entries[id]?.originSigned = signed
+        perSource[Share(key: origin, signed: signed), default: 0] += 1
+        perPrefix[Share(key: Self.prefix(of: origin), signed: signed), default: 0] += 1
     }
 
     /// Drops an entry, gives its origin's share back, and keeps its last signed timestamp.
     mutating func forget(_ id: ID128, now: Instant?) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         if let origin = entry.origin {
-            perSource[origin, default: 1] -= 1
-            if perSource[origin] == 0 { perSource[origin] = nil }
-            let prefix = Self.prefix(of: origin)
+            let source = Share(key: origin, signed: entry.originSigned)
+            perSource[source, default: 1] -= 1
+            if perSource[source] == 0 { perSource[source] = nil }
+            let prefix = Share(key: Self.prefix(of: origin), signed: entry.originSigned)
             perPrefix[prefix, default: 1] -= 1
             if perPrefix[prefix] == 0 { perPrefix[prefix] = nil }
         }

@@ -55,6 +55,11 @@ import TicTacWire
             a.handle(.datagram(forgedAnnounce(ID128(high: 0xbee, low: UInt64(i))), from: "198.18.0.\(100 + i)"), now: at(60_000))
         }
         #expect(a.peers.count == 64)
+        // Daemons sharing a host are signed: their own share (64), not the unsigned one's.
+        var sharing = signedCore(3, "cat")
+        sharing.handle(.start, now: at(60_000))
+        for bytes in sharing.drainRaw().sent { a.handle(.datagram(bytes, from: "198.18.0.66"), now: at(60_000)) }
+        #expect(a.peers.count == 65)
         // A new peer from elsewhere is seen at once.
         var b = signedCore(2, "ben")
         b.handle(.start, now: at(60_001))
