@@ -7,6 +7,7 @@ import time
 import traceback
 
 import cases
+import cases_discovery
 import targets
 from targets import Process, free_port, wait_listening
 
@@ -78,7 +79,7 @@ def main():
         stall_threads = [threading.Thread(target=run_case, args=(t, c, results, lock)) for c in chosen(cases.STALLS)]
         for th in stall_threads:
             th.start()
-        for c in chosen(cases.SERIAL) + chosen(cases.PLAYER) + chosen(cases.FIELD):
+        for c in chosen(cases.SERIAL) + chosen(cases.PLAYER) + chosen(cases.FIELD) + chosen(cases_discovery.CASES):
             run_case(t, c, results, lock)
         for th in stall_threads:
             th.join()
