@@ -11,9 +11,11 @@ import TicTacWire
 //
 // A peer is keyed by instance id. Each source keeps its own view of it (broadcast: the last
 // ANNOUNCE and every address it was heard at; DNS-SD: the last resolution); the peer the daemon
-// sees is their merge: the newest view's fields, every address, and `via` naming the sources.
-// A broadcast view expires three of the peer's own intervals after its last ANNOUNCE; a DNS-SD
-// view lasts until the responder says the service is gone. The peer is lost when no view is left.
+// sees is their merge: a signed ANNOUNCE's fields if there is one, else the newest view's, every
+// address, and `via` naming the sources. A broadcast view expires three of the peer's own
+// intervals (at most 10 s each) after its last ANNOUNCE; a DNS-SD view lasts until the responder
+// says the service is gone. The peer is lost when no view is left. Signatures, replays, each
+// source's share of the table and eviction are PresenceAdmission.swift's.
 
 public struct DiscoveryCore: SansIOCore {
     public let config: DiscoveryConfig
