@@ -129,6 +129,12 @@ func forgedAnnounce(_ id: ID128, name: String = "mallory", port: UInt16 = 6666, 
         #expect(p.signed && p.name == "ben" && p.port == 40000 && p.addresses == ["198.18.0.2"])
     }
 
+    @Test func theLargestSignedAnnounceIs245Bytes() throws {
+        var b = signedCore(2, String(repeating: "n", count: 64))
+        b.handle(.start, now: at(0))
+        #expect(b.drainRaw().sent.first?.count == 245) // Protocol.md §6, §7
+    }
+
     @Test func badSignaturesAreCheckedAtAPerSourceRate() throws {
         var a = core(1, "ann")
         let other = presenceKey(9)
