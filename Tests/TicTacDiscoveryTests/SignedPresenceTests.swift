@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TicTacEngine
 import TicTacDiscoveryCore
@@ -146,5 +147,48 @@ func forgedAnnounce(_ id: ID128, name: String = "mallory", port: UInt16 = 6666, 
         }
         // The discovery rate (20/s, 40 burst) lets some 60 through; verification 5/s, burst 10.
         #expect(a.counters.verified <= 15 && a.counters.verifyLimited > 0 && a.peers.isEmpty)
+    }
+}
+
+/// Protocol.md §6's signed GOODBYE vector: our signer makes exactly its bytes, and they verify.
+@Suite struct SignedPresenceVectorTests {
+    /// The bytes of the ```hex block marked `identity=signed-goodbye`.
+    static func vector() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Protocol.md").standardized
+        let text = try String(contentsOf: url, encoding: .utf8)
+        var bytes: [UInt8] = [], inside = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("```hex ") && line.contains("identity=signed-goodbye") { inside = true; continue }
+            if inside && line.hasPrefix("```") { break }
+            guard inside else { continue }
+            let code = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            for group in code.split(whereSeparator: \.isWhitespace) {
+                var i = group.startIndex
+                while i < group.endIndex {
+                    let j = group.index(i, offsetBy: 2)
+                    bytes.append(try #require(UInt8(group[i..<j], radix: 16)))
+                    i = j
+                }
+            }
+        }
+        return bytes
+    }
+
+    @Test func theSignedGoodbyeVectorIsOurs() throws {
+        let rfc8032 = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
+        var seed: [UInt8] = []
+        var i = rfc8032.startIndex
+        while i < rfc8032.endIndex {
+            let j = rfc8032.index(i, offsetBy: 2)
+            seed.append(try #require(UInt8(rfc8032[i..<j], radix: 16)))
+            i = j
+        }
+        let key = try #require(PresenceKey(privateKey: seed))
+        let v = try Self.vector()
+        #expect(v.count == 144)
+        #expect(key.seal(.goodbye(key.instanceID), version: 1, timestamp: 1_700_000_000_000) == v)
+        let seal = try #require(try PresenceSeal.read(v))
+        #expect(PresenceKey.verify(v, seal: seal, id: key.instanceID))
+        #expect(try Message(datagram: v) == .goodbye(key.instanceID))
     }
 }
