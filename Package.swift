@@ -36,7 +36,10 @@ let package = Package(
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
         // Discovery's sans-I/O cores: the presence table (broadcast, DNS-SD, manual peers) and the
         // DNS-SD state machine, with their types. No sockets, no Avahi.
-        .target(name: "TicTacDiscoveryCore", dependencies: ["TicTacTime", "TicTacWire"]),
+        .target(name: "TicTacDiscoveryCore", dependencies: [
+            "TicTacTime", "TicTacWire",
+            .product(name: "Crypto", package: "swift-crypto"), // signed ANNOUNCE and GOODBYE (Ed25519)
+        ]),
         // Discovery's shells: the broadcast socket and the Avahi dns_sd agent.
         .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.

@@ -108,6 +108,7 @@ struct DaemonSetup {
         } catch {
             return "broadcast discovery unavailable (\(error)); peers can still be reached with --connect"
         }
+        daemon.presence?.onDebug = { Logger(label: "tictac.discovery").debug("\($0)") }
         if d.dnssd { daemon.startDNSSD(AvahiDNSSDAgent(reactor: daemon.reactor), onNotice: notify) }
         return nil
     }

@@ -162,7 +162,8 @@ public final class Daemon {
                                   fieldPort: fieldPort, capabilities: core.config.capabilities,
                                   state: core.presenceState)
         let d = try PresenceService(reactor: reactor, local: local, port: port, interfaces: interfaces,
-                                    config: config, broadcast: broadcast, random: random)
+                                    config: config, broadcast: broadcast,
+                                    key: PresenceKey(privateKey: core.config.identity.privateKey), random: random)
         d.onEvent = { [weak self] event in
             guard let self else { return }
             core.handle(.presence(event), now: reactor.now)
@@ -182,19 +183,19 @@ public final class Daemon {
         presence.attach(agent, service: .tictactoe) { [unowned self] event in
             switch event {
             case let .registered(name):
-                if name != core.config.name.value { onNotice("Published by DNS-SD as \"\(name)\" (the name was taken)") }
+                if let why = DNSSDCore.renameReason(requested: core.config.name.value, registered: name) {
+                    onNotice("Published by DNS-SD as \"\(name)\" (\(why))")
+                }
             case let .unavailable(text):
                 onNotice(text)
-            case .up, .down:
+            case .up, .down, .dropped:
                 break // the presence table's
             }
         }
         dnssd = agent
-        agent.start(name: core.config.name.value, port: port, txt: dnssdTXT)
-    }
-
-    private var dnssdTXT: DNSSDTXT {
-        DNSSDTXT(instanceID: core.config.instanceID, state: core.presenceState, games: core.config.capabilities)
+        // The TXT's `st` and `g` follow what the ANNOUNCE says, whoever changes it (the field).
+        presence.onLocalChange = { [weak agent] local in agent?.update(txt: DNSSDTXT(local)) }
+        agent.start(name: core.config.name.value, port: port, txt: DNSSDTXT(presence.local))
     }
 
     /// Carries out a player command.
@@ -433,7 +434,6 @@ public final class Daemon {
             var local = presence.local
             local.state = state
             presence.update(local)
-            dnssd?.update(txt: dnssdTXT)
         }
         rearm()
     }

@@ -85,10 +85,12 @@ final class Lobby {
 
     private func linkedPeer(_ id: ID128) -> PeerInfo? { links.announced(id)?.peer }
 
-    /// A present peer as the lobby shows it; the link's capabilities (from HELLO) win.
+    /// A present peer as the lobby shows it; the link's capabilities (from HELLO) win, and
+    /// over an unsigned sighting (a hint: version-1 ANNOUNCE, DNS-SD) its name and port too.
     private func info(_ p: PresencePeer, link: PeerInfo?) -> PeerInfo {
-        PeerInfo(id: p.id, name: p.name, addresses: p.addresses, port: p.port,
-                 capabilities: link?.capabilities ?? p.capabilities, state: p.state, via: p.via)
+        let proven = p.signed ? nil : link
+        return PeerInfo(id: p.id, name: proven?.name ?? p.name, addresses: p.addresses, port: proven == nil ? p.port : proven?.port,
+                        capabilities: link?.capabilities ?? p.capabilities, state: p.state, via: p.via)
     }
 }
 

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TicTacNet
 import TicTacTime
 import TicTacWire
@@ -15,6 +18,10 @@ public final class PresenceService {
     public private(set) var core: DiscoveryCore
     /// Presence changes, for the daemon.
     public var onEvent: (DiscoveryEvent) -> Void = { _ in }
+    /// Lines for a debug log: a DNS-SD instance that is not a peer, and why.
+    public var onDebug: (String) -> Void = { _ in }
+    /// What we announce changed (`update`): a DNS-SD TXT record follows it from here.
+    public var onLocalChange: (LocalPresence) -> Void = { _ in }
     /// Called when broadcast discovery starts or stops having a LAN interface to send on
     /// (loopback aside): the player is told when the network comes and goes, not at every send.
     public var onNetworkChange: (_ available: Bool, _ interfaces: [String]) -> Void = { _, _ in } {
@@ -30,15 +37,16 @@ public final class PresenceService {
     /// A table for `local`. With `broadcast`, binds the discovery `port` (shared with other
     /// daemons on this host); `interfaces` restricts sending to those names (empty: every
     /// suitable one, and loopback). With `broadcast` false no socket is opened, nothing is
-    /// announced, and the table is fed by DNS-SD (and any other source) alone.
+    /// announced, and the table is fed by DNS-SD (and any other source) alone. `key` (the
+    /// identity's, its id `local.id`) signs our ANNOUNCE and GOODBYE (Protocol.md §7).
     public init(reactor: Reactor, local: LocalPresence, port: UInt16 = PresenceService.defaultPort,
                 interfaces: [String] = [], config: DiscoveryConfig = DiscoveryConfig(), broadcast: Bool = true,
-                random: any RandomNumberGenerator) throws(NetError) {
+                key: PresenceKey? = nil, random: any RandomNumberGenerator) throws(NetError) {
         self.reactor = reactor
         timer = DeadlineTimer(reactor: reactor)
         var config = config
         if !broadcast { config.announces = false }
-        core = DiscoveryCore(local: local, config: config, random: random)
+        core = DiscoveryCore(local: local, config: config, key: key, wallClockMillis: Self.wallClockMillis(), random: random)
         timer.onFire = { [weak self] in
             guard let self else { return }
             core.handleTimeout(now: reactor.now)
@@ -48,6 +56,13 @@ public final class PresenceService {
         self.broadcast = try BroadcastSocket(reactor: reactor, port: port, interfaces: interfaces) { [weak self] datagram in
             self?.handle(.datagram(datagram.bytes, from: datagram.source.ip))
         }
+    }
+
+    /// Milliseconds since the Unix epoch: where our signed timestamps start (Protocol.md §7).
+    private static func wallClockMillis() -> UInt64 {
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        return UInt64(max(0, t.tv_sec)) * 1000 + UInt64(max(0, t.tv_nsec)) / 1_000_000
     }
 
     /// Every peer present, sorted by name then id.
@@ -63,7 +78,11 @@ public final class PresenceService {
     public func start() { handle(.start) }
 
     /// The daemon's state, name or ports changed.
-    public func update(_ local: LocalPresence) { handle(.update(local)) }
+    public func update(_ local: LocalPresence) {
+        let changed = local != core.local
+        handle(.update(local))
+        if changed, !stopped { onLocalChange(local) }
+    }
 
     /// Feeds one input to the table (a sighting from a source the service does not hold itself).
     /// Nothing is taken after `stop`.
@@ -87,6 +106,8 @@ public final class PresenceService {
                 apply()
             case .registered, .unavailable:
                 onNotice(event)
+            case let .dropped(name, reason):
+                onDebug("DNS-SD \(service.type) instance \"\(name)\" is not a peer: \(reason)")
             }
         }
     }

@@ -11,124 +11,16 @@ import TicTacWire
 //
 // A peer is keyed by instance id. Each source keeps its own view of it (broadcast: the last
 // ANNOUNCE and every address it was heard at; DNS-SD: the last resolution); the peer the daemon
-// sees is their merge: the newest view's fields, every address, and `via` naming the sources.
-// A broadcast view expires three of the peer's own intervals after its last ANNOUNCE; a DNS-SD
-// view lasts until the responder says the service is gone. The peer is lost when no view is left.
-
-/// One peer on the LAN as discovery sees it (presence, not a connection).
-public struct PresencePeer: Sendable, Equatable {
-    public var id: ID128
-    public var name: String
-    /// Every address it was seen at, most recently heard first.
-    public var addresses: [String]
-    /// Its TCP listener (the one to dial).
-    public var port: UInt16
-    /// Its collaborative field's UDP port, 0 if none.
-    public var fieldPort: UInt16
-    public var capabilities: Capabilities
-    public var versions: ClosedRange<UInt8>
-    public var state: PresenceState
-    public var via: PeerSources
-
-    public init(id: ID128, name: String, addresses: [String], port: UInt16, fieldPort: UInt16 = 0,
-                capabilities: Capabilities, versions: ClosedRange<UInt8>, state: PresenceState,
-                via: PeerSources) {
-        self.id = id
-        self.name = name
-        self.addresses = addresses
-        self.port = port
-        self.fieldPort = fieldPort
-        self.capabilities = capabilities
-        self.versions = versions
-        self.state = state
-        self.via = via
-    }
-}
-
-/// What the daemon hears about the LAN.
-public enum DiscoveryEvent: Sendable, Equatable {
-    case found(PresencePeer)
-    /// Its state, name, addresses, ports or sources changed.
-    case updated(PresencePeer)
-    case lost(PresencePeer, reason: String)
-}
-
-/// What the discovery shell must do.
-public enum DiscoveryAction: Sendable, Equatable {
-    /// Send these bytes to every suitable interface's broadcast address (Protocol.md §7).
-    case broadcast([UInt8])
-    case event(DiscoveryEvent)
-}
-
-/// Datagrams received, sent and refused, for logs and `tictac peers --json`.
-public struct DiscoveryCounters: Sendable, Equatable {
-    public var received = 0
-    public var sent = 0
-    /// Not one valid discovery datagram (bad frame, unknown type, bad field).
-    public var malformed = 0
-    /// A valid datagram that is not discovery (a SPHERE on the discovery port).
-    public var unexpected = 0
-    /// Our own broadcasts heard back (normal: not an error).
-    public var own = 0
-    /// Beyond the per-source rate (Protocol.md §7).
-    public var rateLimited = 0
-    /// A GOODBYE from an address its peer was never heard at.
-    public var spoofedGoodbye = 0
-    /// A new peer while the presence table is full (`DiscoveryConfig.maxPeers`).
-    public var tableFull = 0
-
-    /// Datagrams dropped for any reason (own echoes excepted).
-    public var dropped: Int { malformed + unexpected + rateLimited + spoofedGoodbye + tableFull }
-}
-
-/// What this daemon announces about itself.
-public struct LocalPresence: Sendable, Equatable {
-    public var id: ID128
-    public var name: DisplayName
-    public var port: UInt16
-    public var fieldPort: UInt16
-    public var capabilities: Capabilities
-    public var versions: ClosedRange<UInt8>
-    public var state: PresenceState
-
-    public init(id: ID128, name: DisplayName, port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
-                versions: ClosedRange<UInt8> = ProtocolVersion.supported, state: PresenceState = .idle) {
-        self.id = id
-        self.name = name
-        self.port = port
-        self.fieldPort = fieldPort
-        self.capabilities = capabilities
-        self.versions = versions
-        self.state = state
-    }
-}
-
-/// Timers and limits of broadcast discovery (Protocol.md §7 and §9).
-public struct DiscoveryConfig: Sendable {
-    public var interval: Duration = .seconds(2)
-    /// Largest random delay before answering a QUERY.
-    public var replyJitter: Duration = .milliseconds(100)
-    /// Smallest gap between two ANNOUNCEs.
-    public var minGap: Duration = .milliseconds(250)
-    /// Per-source token bucket: datagrams per second, and the burst.
-    public var ratePerSecond = 20
-    public var rateBurst = 40
-    /// Sources whose buckets are remembered; beyond it the idle ones are forgotten.
-    public var maxSources = 4096
-    /// Peers the presence table holds at most: a new one beyond it is ignored (and counted)
-    /// until another expires or leaves, so forged ids from many sources cannot grow it.
-    public var maxPeers = 1024
-    /// False for a look at the LAN (`tictac peers`): QUERY only, never ANNOUNCE or GOODBYE, so
-    /// the look does not show up as a player.
-    public var announces = true
-
-    public init() {}
-}
+// sees is their merge: a signed ANNOUNCE's fields if there is one, else the newest view's, every
+// address, and `via` naming the sources. A broadcast view expires three of the peer's own
+// intervals (at most 10 s each) after its last ANNOUNCE; a DNS-SD view lasts until the responder
+// says the service is gone. The peer is lost when no view is left. Signatures, replays, each
+// source's share of the table and eviction are PresenceAdmission.swift's.
 
 public struct DiscoveryCore: SansIOCore {
     public let config: DiscoveryConfig
     public private(set) var local: LocalPresence
-    public private(set) var counters = DiscoveryCounters()
+    public internal(set) var counters = DiscoveryCounters()
 
     /// One source's view of a peer.
     struct View: Equatable {
@@ -145,15 +37,40 @@ public struct DiscoveryCore: SansIOCore {
         var expires: Instant?
         /// How long an address stays without being heard again (broadcast only).
         var addressLife: Duration?
+        /// The signed ANNOUNCE this view holds, whole (a copy heard elsewhere is known by its
+        /// bytes, not checked again); nil: unsigned.
+        var signed: [UInt8]? = nil
     }
 
     struct Entry {
         var views: [UInt8: View] = [:] // keyed by one PeerSources bit
         var shown: PresencePeer?
+        /// The source address that first brought it by broadcast, and whether that ANNOUNCE was
+        /// signed: the share it counts against (`maxPerSource`, `maxSignedPerSource`).
+        var origin: String?
+        var originSigned = false
+        /// ANNOUNCEs accepted, and when the last was: eviction's order.
+        var heard = 0
+        var lastHeard = Instant(nanoseconds: 0)
+        /// The newest signed timestamp accepted for this id.
+        var stamp: UInt64?
+        var isSigned: Bool { stamp != nil }
     }
 
-    private var entries: [ID128: Entry] = [:]
-    private var actions: [DiscoveryAction] = []
+    var entries: [ID128: Entry] = [:]
+    /// Ids whose signed view left: their last timestamp, until when it is kept.
+    var stamps: [ID128: (stamp: UInt64, until: Instant)] = [:]
+    /// New ids held per origin address and per its prefix, unsigned and signed apart.
+    var perSource: [Share: Int] = [:]
+    var perPrefix: [Share: Int] = [:]
+    /// Our signing key (nil: unsigned, version-1 datagrams), and the clock our timestamps run on.
+    let key: PresenceKey?
+    private let wallClockMillis: UInt64
+    private var startedAt: Instant?
+    private var lastStamp: UInt64 = 0
+    var verifyLimiter: RateLimiter<String>
+    var verifyBudget: RateLimiter<UInt8>
+    var actions: [DiscoveryAction] = []
     private var random: any RandomNumberGenerator
     private var started = false
     private var lastAnnounce: Instant?
@@ -163,13 +80,24 @@ public struct DiscoveryCore: SansIOCore {
     /// The per-source token buckets (Protocol.md §7).
     private var limiter: RateLimiter<String>
 
-    public init(local: LocalPresence, config: DiscoveryConfig = DiscoveryConfig(),
-                random: any RandomNumberGenerator) {
+    /// `key` signs our ANNOUNCE and GOODBYE (its id must be `local.id`); `wallClockMillis` is
+    /// the time (ms since the Unix epoch) at `.start`, from which our timestamps count on.
+    public init(local: LocalPresence, config: DiscoveryConfig = DiscoveryConfig(), key: PresenceKey? = nil,
+                wallClockMillis: UInt64 = 0, random: any RandomNumberGenerator) {
+        precondition(key == nil || key?.instanceID == local.id, "the signing key is not the local id's") // our callers' own
         self.local = local
         self.config = config
         self.random = random
+        self.key = key
+        self.wallClockMillis = wallClockMillis
         limiter = RateLimiter(rate: config.ratePerSecond, burst: config.rateBurst, maxSources: config.maxSources)
+        verifyLimiter = RateLimiter(rate: config.verifyPerSource, burst: config.verifyBurst, maxSources: config.maxSources)
+        verifyBudget = RateLimiter(rate: config.verifyPerSecond, burst: config.verifyPerSecond, maxSources: 1)
     }
+
+    /// Discovery datagrams keep frame version 1 whatever TCP speaks: a version-1 receiver drops
+    /// a frame of a version it does not know, and skips the signature's fields (Protocol.md §7).
+    public static let datagramVersion: UInt8 = 1
 
     // MARK: - Queries
 
@@ -205,7 +133,7 @@ public struct DiscoveryCore: SansIOCore {
         switch input {
         case .start: start(now: now)
         case let .update(presence): update(presence, now: now)
-        case .stop: stop()
+        case .stop: stop(now: now)
         case let .datagram(bytes, source): received(bytes, from: source, now: now)
         case let .sighted(sighting): sighted(sighting, now: now)
         case let .unsighted(id, source, reason): removeView(id, source, reason: reason, now: now)
@@ -218,6 +146,7 @@ public struct DiscoveryCore: SansIOCore {
     private mutating func start(now: Instant) {
         guard !started else { return }
         started = true
+        if startedAt == nil { startedAt = now }
         if config.announces { sendAnnounce(now: now) }
         broadcast(.query(from: local.id))
     }
@@ -230,10 +159,10 @@ public struct DiscoveryCore: SansIOCore {
     }
 
     /// Says GOODBYE (a clean exit) and stops announcing.
-    private mutating func stop() {
+    private mutating func stop(now: Instant) {
         guard started else { return }
         started = false
-        if config.announces { broadcast(.goodbye(local.id)) }
+        if config.announces { broadcast(.goodbye(local.id), now: now) }
         nextPeriodic = nil
         dueSooner = nil
     }
@@ -263,7 +192,8 @@ public struct DiscoveryCore: SansIOCore {
         switch message {
         case let .announce(a):
             guard a.instanceID != local.id else { counters.own += 1; return }
-            announced(a, from: source, now: now)
+            guard let accepted = checked(bytes, id: a.instanceID, from: source, now: now) else { return }
+            announced(a, bytes: bytes, from: source, accepted: accepted, now: now)
         case let .query(id):
             guard id != local.id else { counters.own += 1; return }
             // One ANNOUNCE answers every QUERY heard before it goes (Protocol.md §7).
@@ -272,8 +202,10 @@ public struct DiscoveryCore: SansIOCore {
             }
         case let .goodbye(id):
             guard id != local.id else { counters.own += 1; return }
+            guard let accepted = checked(bytes, id: id, from: source, now: now) else { return }
             guard let view = entries[id]?.views[PeerSources.broadcast.rawValue] else { return }
-            guard view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
+            // Unsigned, the version-1 rule: only from an address the peer was heard at.
+            guard accepted.stamp != nil || view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
             removeView(id, .broadcast, reason: "\(view.name) left", now: now)
         default:
             counters.unexpected += 1
@@ -285,11 +217,13 @@ public struct DiscoveryCore: SansIOCore {
     /// A source other than broadcast (DNS-SD) sees a peer, or sees it change.
     private mutating func sighted(_ s: PresencePeer, now: Instant) {
         guard s.id != local.id else { return }
-        guard hasRoom(for: s.id) else { return counters.tableFull += 1 }
+        guard makeRoom(for: s.id, origin: nil, signed: false, now: now) else { return counters.tableFull += 1 }
         let view = View(name: s.name, addresses: Dictionary(s.addresses.map { ($0, now) }, uniquingKeysWith: { a, _ in a }),
                         port: s.port, fieldPort: s.fieldPort, capabilities: s.capabilities, versions: s.versions,
                         state: s.state, updated: now, expires: nil, addressLife: nil)
         entries[s.id, default: Entry()].views[s.via.rawValue] = view
+        entries[s.id]?.heard += 1
+        entries[s.id]?.lastHeard = now
         refresh(s.id)
     }
 
@@ -309,13 +243,13 @@ public struct DiscoveryCore: SansIOCore {
     }
 
     private mutating func sendAnnounce(now: Instant) {
-        let interval = UInt16(clamping: config.interval.nanosecondsValue / 1_000_000)
+        let interval = UInt16(clamping: min(config.interval, config.maxPeerInterval).nanosecondsValue / 1_000_000)
         let a = Announce(instanceID: local.id, name: local.name, tcpPort: local.port,
                          capabilities: local.capabilities, fieldPort: local.fieldPort,
                          state: local.state.rawValue, minVersion: local.versions.lowerBound,
                          maxVersion: local.versions.upperBound,
                          intervalMillis: min(max(interval, Announce.intervalRange.lowerBound), Announce.intervalRange.upperBound))
-        broadcast(.announce(a))
+        broadcast(.announce(a), now: now)
         lastAnnounce = now
         dueSooner = nil
         // 90..110 % of the interval, so daemons started together drift apart (Protocol.md §7).
@@ -324,32 +258,56 @@ public struct DiscoveryCore: SansIOCore {
         nextPeriodic = now + .nanoseconds(base - base / 10 + Int64(random.next() % UInt64(spread + 1)))
     }
 
-    private mutating func broadcast(_ message: Message) {
+    /// A datagram (ANNOUNCE or QUERY or GOODBYE) with our key's seal when we have one.
+    private mutating func broadcast(_ message: Message, now: Instant = Instant(nanoseconds: 0)) {
+        let bytes: [UInt8]
+        switch message {
+        case .announce, .goodbye:
+            bytes = key.flatMap { $0.seal(message, version: Self.datagramVersion, timestamp: stamp(now: now)) }
+                ?? message.encoded(version: Self.datagramVersion)
+        default:
+            bytes = message.encoded(version: Self.datagramVersion)
+        }
         counters.sent += 1
-        actions.append(.broadcast(message.encoded()))
+        actions.append(.broadcast(bytes))
     }
 
-    private func hasRoom(for id: ID128) -> Bool {
-        entries[id] != nil || entries.count < config.maxPeers
+    /// Our next timestamp: the wall clock at start plus the time since, strictly increasing,
+    /// so a restart with the same key (a later wall clock) is newer than all the last run sent.
+    private mutating func stamp(now: Instant) -> UInt64 {
+        let since = startedAt.map { UInt64(clamping: max(0, (now - $0).nanosecondsValue / 1_000_000)) } ?? 0
+        lastStamp = max(lastStamp + 1, wallClockMillis &+ since)
+        return lastStamp
     }
 
-    private mutating func announced(_ a: Announce, from source: String, now: Instant) {
-        guard hasRoom(for: a.instanceID) else { return counters.tableFull += 1 }
-        let interval = Duration.milliseconds(Int64(a.intervalMillis))
+    private mutating func announced(_ a: Announce, bytes: [UInt8], from source: String, accepted: Accepted, now: Instant) {
+        let id = a.instanceID
+        let signed = accepted.stamp != nil ? bytes : nil
+        if entries[id] == nil {
+            guard makeRoom(for: id, origin: source, signed: signed != nil, now: now) else { return counters.tableFull += 1 }
+            entries[id] = Entry()
+            claim(id, origin: source, signed: signed != nil)
+        }
+        if let stamp = accepted.stamp { entries[id]?.stamp = stamp }
+        let interval = min(Duration.milliseconds(Int64(a.intervalMillis)), config.maxPeerInterval)
         let life = interval * 3
-        var addresses = entries[a.instanceID]?.views[PeerSources.broadcast.rawValue]?.addresses ?? [:]
+        let old = entries[id]?.views[PeerSources.broadcast.rawValue]
+        // A signed view starts its addresses afresh: an unsigned one's may be anyone's.
+        var addresses = (signed != nil && old?.signed == nil) ? [:] : old?.addresses ?? [:]
         addresses[source] = now
         let view = View(name: a.name.value, addresses: addresses, port: a.tcpPort, fieldPort: a.fieldPort,
                         capabilities: a.capabilities, versions: a.minVersion...a.maxVersion,
                         state: PresenceState(rawValue: a.state) ?? .busy, updated: now,
-                        expires: now + life, addressLife: life)
-        entries[a.instanceID, default: Entry()].views[PeerSources.broadcast.rawValue] = view
-        refresh(a.instanceID)
+                        expires: now + life, addressLife: life, signed: signed)
+        entries[id]?.views[PeerSources.broadcast.rawValue] = view
+        entries[id]?.heard += 1
+        entries[id]?.lastHeard = now
+        refresh(id)
     }
 
     private mutating func removeView(_ id: ID128, _ source: PeerSources, reason: String, now: Instant) {
         guard entries[id]?.views.removeValue(forKey: source.rawValue) != nil else { return }
-        refresh(id, reason: reason)
+        refresh(id, reason: reason, now: now)
     }
 
     private mutating func expire(now: Instant) {
@@ -358,7 +316,7 @@ public struct DiscoveryCore: SansIOCore {
                 if let e = view.expires, e <= now {
                     let secs = Double((e - view.updated).nanosecondsValue) / 1e9
                     entries[id]?.views[key] = nil
-                    refresh(id, reason: "not heard from for \(secs) seconds")
+                    refresh(id, reason: "not heard from for \(secs) seconds", now: now)
                     continue
                 }
                 guard let life = view.addressLife else { continue }
@@ -368,13 +326,14 @@ public struct DiscoveryCore: SansIOCore {
                 refresh(id)
             }
         }
+        stamps = stamps.filter { $0.value.until > now }
     }
 
     /// Recomputes a peer's merged view and reports what changed.
-    private mutating func refresh(_ id: ID128, reason: String = "gone") {
+    mutating func refresh(_ id: ID128, reason: String = "gone", now: Instant? = nil) {
         guard let entry = entries[id] else { return }
         guard let newest = entry.views.values.max(by: { $0.updated < $1.updated }) else {
-            entries[id] = nil
+            forget(id, now: now)
             if let old = entry.shown { actions.append(.event(.lost(old, reason: reason))) }
             return
         }
@@ -385,17 +344,20 @@ public struct DiscoveryCore: SansIOCore {
         for key in entry.views.keys { via.insert(PeerSources(rawValue: key)) }
         // The field's service (`_spherenet._udp`, Protocol.md §11) knows the field alone: the
         // TCP port, state and versions come from the newest view of another source if any.
-        let told = entry.views.filter { $0.key != PeerSources.fieldDNSSD.rawValue }.values
+        // A signed ANNOUNCE says everything but the addresses: what DNS-SD or an unsigned
+        // datagram says of its id is a hint that never overrides it (Protocol.md §7, §10).
+        let signedView = entry.views[PeerSources.broadcast.rawValue].flatMap { $0.signed == nil ? nil : $0 }
+        let told = signedView ?? entry.views.filter { $0.key != PeerSources.fieldDNSSD.rawValue }.values
             .max(by: { $0.updated < $1.updated }) ?? newest
         // Broadcast carries the display name as the player chose it; DNS-SD's may be renamed.
         let name = entry.views[PeerSources.broadcast.rawValue]?.name ?? told.name
         // What the peer offers is what any source says it offers: the field's service says only
         // the field, DNS-SD's TXT has no bot bit (Protocol.md §10).
-        let offered = entry.views.values.reduce(Capabilities()) { $0.union($1.capabilities) }
-        let peer = PresencePeer(id: id, name: name, addresses: addresses, port: told.port,
-                                fieldPort: entry.views.values.map(\.fieldPort).max() ?? 0,
+        let offered = signedView?.capabilities ?? entry.views.values.reduce(Capabilities()) { $0.union($1.capabilities) }
+        let fieldPort = signedView?.fieldPort ?? entry.views.values.map(\.fieldPort).max() ?? 0
+        let peer = PresencePeer(id: id, name: name, addresses: addresses, port: told.port, fieldPort: fieldPort,
                                 capabilities: offered, versions: told.versions,
-                                state: told.state, via: via)
+                                state: told.state, via: via, signed: signedView != nil)
         guard peer != entry.shown else { return }
         entries[id]?.shown = peer
         // The addresses come most recently heard first, so a peer heard by turns at two of them

@@ -42,10 +42,12 @@ public final class FieldDNSSD {
     private func notice(_ event: DNSSDEvent) {
         switch event {
         case let .registered(name):
-            if name != requestedName { onNotice("The field is published by DNS-SD as \"\(name)\" (the name was taken)") }
+            if let why = DNSSDCore.renameReason(requested: requestedName, registered: name) {
+                onNotice("The field is published by DNS-SD as \"\(name)\" (\(why))")
+            }
         case let .unavailable(text):
             onNotice(text)
-        case .up, .down:
+        case .up, .down, .dropped:
             break // the presence table's
         }
     }

@@ -75,6 +75,9 @@ public final class FieldShell {
     /// Starts sending (to the participants among `peers`, and those presence reports later).
     public func start(peers: [PresencePeer] = []) {
         for p in peers { presence(.found(p)) }
+        var t = timespec()
+        clock_gettime(CLOCK_REALTIME, &t)
+        core.countFrom(wallClockMillis: UInt64(max(0, t.tv_sec)) * 1000 + UInt64(max(0, t.tv_nsec)) / 1_000_000)
         core.handle(.start, now: reactor.now)
         apply()
     }

@@ -65,6 +65,15 @@ public struct FieldCore: SansIOCore {
         local = FieldSphere(key: .peer(id), name: self.name.value, x: Self.clamp(x), y: Self.clamp(y), color: color)
     }
 
+    /// Our sequence counts on from the wall clock (`wallClockMillis`, ms since the Unix epoch),
+    /// in 1/32 s ticks: we send at most 30 a second, so every run starts above all the last one
+    /// sent, and a participant that left and restarts is newer at once (Protocol.md §11). Before
+    /// `.start` only; without it the sequence starts at 1.
+    public mutating func countFrom(wallClockMillis: UInt64) {
+        guard !started else { return }
+        sequence = UInt32(truncatingIfNeeded: wallClockMillis / 1000 * 32 + wallClockMillis % 1000 * 32 / 1000) &- 1
+    }
+
     // MARK: - Queries
 
     /// Every other sphere, in drawing order (participants by id, then the original app's).
@@ -197,7 +206,7 @@ public struct FieldCore: SansIOCore {
             update(sphere, sequence: s.sequence, from: source, now: now)
         case let .fieldLeave(peer, seq):
             guard accepts(peer, seq, from: source, now: now, leaving: true) else { return }
-            departed[peer] = (seq, now + config.expiry)
+            departed[peer] = (seq, now + config.lateAfterLeave)
             if let r = remotes.removeValue(forKey: .peer(peer)) {
                 actions.append(.event(.left(.peer(peer), name: r.sphere.name, reason: .left)))
             }
@@ -207,6 +216,16 @@ public struct FieldCore: SansIOCore {
     }
 
     // MARK: - Private
+
+    /// The original app's screen, in points: its packets' coordinates are on it.
+    public static let originalScreenWidth: Int32 = 320
+    public static let originalScreenHeight: Int32 = 480
+
+    /// The original's screen points (0..<`size`) onto the field's 0..999: v * 1000 / size,
+    /// rounded down, then clamped (Protocol.md §11, the original packet).
+    static func scaled(_ v: Int32, from size: Int32) -> Int32 {
+        clamp(Int32(clamping: Int64(v) * 1000 / Int64(size)))
+    }
 
     private static func clamp(_ v: Int32) -> Int32 {
         min(max(v, Sphere.coordinates.lowerBound), Sphere.coordinates.upperBound)
@@ -266,7 +285,9 @@ public struct FieldCore: SansIOCore {
             guard leaving, let r = remotes[.peer(peer)] else { counters.unknownSender += 1; return false }
             guard r.from == source else { counters.wrongSource += 1; return false }
         }
-        if let d = departed[peer], d.until > now, !Self.newer(seq, than: d.sequence) {
+        // Not newer than its FIELD_LEAVE, within a second: sent before it, delivered late. Later,
+        // any sequence: it restarted (a version-1 sender counts from 1 again).
+        if let d = departed[peer], now < d.until, !Self.newer(seq, than: d.sequence) {
             counters.stale += 1
             return false
         }
@@ -305,8 +326,8 @@ public struct FieldCore: SansIOCore {
         if remotes[key] == nil, remotes.keys.filter({ if case .original = $0 { true } else { false } }).count >= config.maxOriginals {
             return counters.rateLimited += 1
         }
-        let sphere = FieldSphere(key: key, name: source.description, x: Self.clamp(p.x), y: Self.clamp(p.y),
-                                 color: RGB(p.red, p.green, p.blue))
+        let sphere = FieldSphere(key: key, name: source.description, x: Self.scaled(p.x, from: Self.originalScreenWidth),
+                                 y: Self.scaled(p.y, from: Self.originalScreenHeight), color: RGB(p.red, p.green, p.blue))
         update(sphere, sequence: nil, from: source, now: now)
     }
 }

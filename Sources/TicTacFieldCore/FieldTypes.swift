@@ -138,6 +138,9 @@ public struct FieldConfig: Sendable {
     public var repeatAfter: Duration = .milliseconds(250)
     /// A sphere silent this long accepts any sequence (its sender restarted).
     public var restartAfter: Duration = .seconds(3)
+    /// How long a FIELD_LEAVE's sequence turns away older datagrams (sent before it, delivered
+    /// after): on a LAN none is a second late, and after that a restart counting afresh shows.
+    public var lateAfterLeave: Duration = .seconds(1)
     /// Per-source token bucket for received datagrams.
     public var receiveRate = 60
     public var receiveBurst = 60

@@ -165,9 +165,9 @@ private func sighting(_ name: String = "Bob", id: ID128 = peerID, port: UInt16 =
         other.instanceID = otherID
         #expect(events(h.feed(.resolved(instance: "Bob", host: "h.local.", port: 6000, txt: other.encoded())))
             == [.down(instanceName: "Bob", instanceID: peerID), .up(sighting(id: otherID, port: 6000, state: .busy))])
-        // Its TXT turns invalid: no longer a peer.
+        // Its TXT turns invalid: no longer a peer, and why (for a debug log).
         #expect(events(h.feed(.resolved(instance: "Bob", host: "h.local.", port: 6000, txt: [0])))
-            == [.down(instanceName: "Bob", instanceID: otherID)])
+            == [.down(instanceName: "Bob", instanceID: otherID), .dropped(instanceName: "Bob", reason: "TXT key txtvers missing")])
     }
 
     @Test func removedAndAddedInOneBatchIsResolvedAfresh() {

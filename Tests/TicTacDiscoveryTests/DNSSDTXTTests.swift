@@ -76,7 +76,7 @@ let sampleHex = "0123456789abcdeffedcba9876543210"
         (["txtvers=1", "id=\(sampleHex)", "v=2-1"], .invalid("v")),
         (["txtvers=1", "id=\(sampleHex)", "v=0-1"], .invalid("v")),
         (["txtvers=1", "id=\(sampleHex)", "v=1-256"], .invalid("v")),
-        (["txtvers=1", "id=\(sampleHex)", "v=1"], .invalid("v")),
+        (["txtvers=1", "id=\(sampleHex)", "v=1-"], .invalid("v")),
         (["txtvers=1", "id=\(sampleHex)", "v=1-1-1"], .invalid("v")),
         (["txtvers=1", "id=\(sampleHex)", "v=+1-1"], .invalid("v")),
         (["txtvers=1", "id=\(sampleHex)", "v=0001-1"], .invalid("v")),

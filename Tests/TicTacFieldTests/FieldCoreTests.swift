@@ -318,7 +318,8 @@ func bobSays(_ seq: UInt32, x: Int32 = 500, y: Int32 = 500, id: ID128 = bob) -> 
         let seed = LegacySphere(x: 160, y: 240, red: 255, green: 128, blue: 0).bytes
         let from = FieldEndpoint(address: "198.18.0.9", port: 5000)
         a.handle(.datagram(seed, from: from), now: at(0))
-        #expect(a.drain().events == [.joined(FieldSphere(key: .original(from), name: "198.18.0.9:5000", x: 160, y: 240,
+        // The seed's centre (160, 240 of its 320 x 480 points) is the field's centre.
+        #expect(a.drain().events == [.joined(FieldSphere(key: .original(from), name: "198.18.0.9:5000", x: 500, y: 500,
                                                          color: RGB(255, 128, 0)))])
         a.handle(.datagram(LegacySphere(x: 5000, y: -3, red: 1, green: 2, blue: 3).bytes, from: from), now: at(10))
         #expect(a.sphere(.original(from))?.x == 999 && a.sphere(.original(from))?.y == 0)

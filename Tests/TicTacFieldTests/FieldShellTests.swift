@@ -161,7 +161,7 @@ import TicTacWire
         original.send(seed, to: try #require(SocketAddress(ip: "127.0.0.1", port: node.field.port)))
         let key = SphereKey.original(FieldEndpoint(address: "127.0.0.1", port: original.port))
         #expect(try run(reactor, for: .seconds(5)) { node.seen[key] != nil })
-        #expect(node.seen[key] == FieldSphere(key: key, name: "127.0.0.1:\(original.port)", x: 160, y: 240, color: RGB(255, 128, 0)))
+        #expect(node.seen[key] == FieldSphere(key: key, name: "127.0.0.1:\(original.port)", x: 500, y: 500, color: RGB(255, 128, 0)))
         node.field.leave()
         node.discovery.stop()
     }

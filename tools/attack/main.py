@@ -12,6 +12,7 @@ import os
 
 import cases
 import cases_auth  # noqa: F401 (registers version 2's cases in cases.SERIAL)
+import cases_discovery
 import targets
 from targets import Process, free_port, wait_listening
 
@@ -89,7 +90,7 @@ def main():
         stall_threads = [threading.Thread(target=run_case, args=(t, c, results, lock)) for c in chosen(cases.STALLS)]
         for th in stall_threads:
             th.start()
-        for c in chosen(cases.SERIAL) + chosen(cases.PLAYER) + chosen(cases.FIELD):
+        for c in chosen(cases.SERIAL) + chosen(cases.PLAYER) + chosen(cases.FIELD) + chosen(cases_discovery.CASES):
             run_case(t, c, results, lock)
         for th in stall_threads:
             th.join()

@@ -204,7 +204,7 @@ public final class AvahiDNSSDAgent: DNSSDAgent {
         guard case let .resolve(name) = op else { return }
         guard err == 0, let host else { return feed(.failed(op, code: err == 0 ? DNSSDCode.unknown : err)) }
         let record = txt.map { Array(UnsafeBufferPointer(start: $0, count: Int(txtLen))) } ?? []
-        feed(.resolved(instance: name, host: String(cString: host), port: port, txt: record))
+        feed(.resolved(instance: name, host: String(cString: host), port: port, txt: DNSSDTXT.avahiWireOrder(record)))
     }
 
     fileprivate func queryReply(_ op: DNSSDOperation, _ flags: DNSServiceFlags, _ ifIndex: UInt32,

@@ -45,6 +45,9 @@ public enum DNSSDEvent: Sendable, Hashable {
     /// DNS-SD cannot be used for now; the agent retries on its own. Reported once per outage;
     /// the text is the line to show the user.
     case unavailable(String)
+    /// An instance whose records do not describe a peer (Protocol.md §10), and why: for a
+    /// debug log, said once per reason.
+    case dropped(instanceName: String, reason: String)
 }
 
 /// Publishes our service and browses for peers. Implementations: `AvahiDNSSDAgent` (Avahi's

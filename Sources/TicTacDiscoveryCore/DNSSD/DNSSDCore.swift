@@ -90,10 +90,13 @@ public enum DNSSDService: Sendable, Hashable {
     }
 
     /// A peer's record read by this service's rules; nil: not a peer.
-    public func decode(_ raw: [UInt8]) -> DNSSDTXT? {
+    public func decode(_ raw: [UInt8]) -> DNSSDTXT? { try? decodeOrThrow(raw) }
+
+    /// The same, saying why a record is not a peer's.
+    public func decodeOrThrow(_ raw: [UInt8]) throws(DNSSDTXTError) -> DNSSDTXT {
         switch self {
-        case .tictactoe: try? DNSSDTXT(decoding: raw)
-        case .field: try? DNSSDTXT(decodingField: raw)
+        case .tictactoe: try DNSSDTXT(decoding: raw)
+        case .field: try DNSSDTXT(decodingField: raw)
         }
     }
 }
@@ -127,6 +130,8 @@ public struct DNSSDCore: SansIOCore {
         var addresses: Set<String> = []
         /// The sighting last reported with `.up`.
         var shown: DNSSDSighting?
+        /// Why it was last found not a peer (said once, not at every answer).
+        var dropped: String?
     }
 
     /// The timeouts and retry delays in use.
@@ -275,6 +280,15 @@ public struct DNSSDCore: SansIOCore {
         return Self.truncate(baseName, toBytes: Self.maxInstanceNameBytes - suffix.utf8.count) + suffix
     }
 
+    /// Why the name we are published under is not the one asked for, as the player is told;
+    /// nil when it is the same. Cut to fit a DNS label, taken by another, or both.
+    public static func renameReason(requested: String, registered: String) -> String? {
+        guard registered != requested else { return nil }
+        let cut = instanceName(requested)
+        if registered == cut { return "the name is cut to \(maxInstanceNameBytes) bytes, the most a DNS label holds" }
+        return cut == requested ? "the name was taken" : "the name is cut to fit DNS, and was taken"
+    }
+
     /// A display name cut to a DNS label's 63 bytes at a character boundary ("tictac" if empty).
     public static func instanceName(_ name: String) -> String {
         let n = truncate(name, toBytes: maxInstanceNameBytes)
@@ -407,19 +421,22 @@ public struct DNSSDCore: SansIOCore {
     /// Compares what is known of `name` with what was last reported, and reports the change.
     private mutating func reconsider(_ name: String, now: Instant, _ out: inout [DNSSDAction]) {
         guard let i = instances[name], let host = i.host, let raw = i.txt else { return }
-        // A record without a valid id, ourselves, or a name no player could show: not a peer.
-        guard let txt = service.decode(raw), txt.instanceID != self.txt?.instanceID,
-              (try? DisplayName(name)) != nil else {
-            instances[name]?.resolve = .answered
-            hide(name, &out)
-            return
+        // A record without a valid id, ourselves, a name no player could show, or port 0 (no
+        // listener to reach): not a peer; why is logged, at debug (ourselves aside).
+        let txt: DNSSDTXT
+        do { txt = try service.decodeOrThrow(raw) } catch {
+            return drop(name, because: "\(error)", &out)
         }
+        guard txt.instanceID != self.txt?.instanceID else { return drop(name, because: nil, &out) }
+        guard (try? DisplayName(name)) != nil else { return drop(name, because: "not a valid display name", &out) }
+        guard i.port != 0 else { return drop(name, because: "SRV port 0", &out) }
         guard !i.addresses.isEmpty else {
             // Answered before and every address went: gone until one returns. Still resolving
             // (perhaps afresh, with the old sighting shown): the deadline stands.
             if case .answered = i.resolve { hide(name, &out) }
             return
         }
+        instances[name]?.dropped = nil
         let s = DNSSDSighting(instanceName: name, instanceID: txt.instanceID, hostTarget: host,
                               addresses: i.addresses.sorted(), port: i.port, versions: txt.versions,
                               state: txt.state, games: txt.games)
@@ -429,6 +446,15 @@ public struct DNSSDCore: SansIOCore {
         if let old = i.shown, old.instanceID != s.instanceID { hide(name, &out) } // another daemon
         instances[name]?.shown = s
         out.append(.emit(.up(s)))
+    }
+
+    /// An instance that is not a peer: hidden if it was shown, and why said once per record.
+    private mutating func drop(_ name: String, because reason: String?, _ out: inout [DNSSDAction]) {
+        let said = instances[name]?.dropped
+        instances[name]?.resolve = .answered
+        instances[name]?.dropped = reason
+        hide(name, &out)
+        if let reason, reason != said { out.append(.emit(.dropped(instanceName: name, reason: reason))) }
     }
 
     private mutating func hide(_ name: String, _ out: inout [DNSSDAction]) {

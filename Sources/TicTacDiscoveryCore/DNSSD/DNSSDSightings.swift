@@ -39,7 +39,7 @@ public struct DNSSDSightings: Sendable {
             guard !seen.values.contains(id) else { return [] }
             let why = service == .tictactoe ? "\(name) is no longer published" : "\(name) no longer publishes the field"
             return [.unsighted(id, via: source, reason: why)]
-        case .registered, .unavailable:
+        case .registered, .unavailable, .dropped:
             return []
         }
     }

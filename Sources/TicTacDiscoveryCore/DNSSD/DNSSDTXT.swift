@@ -21,6 +21,12 @@ public struct DNSSDTXT: Sendable, Hashable {
         self.games = games
     }
 
+    /// What an ANNOUNCE of `local` says, as a TXT record: the two agree (Protocol.md §10).
+    public init(_ local: LocalPresence) {
+        self.init(instanceID: local.id, versions: local.versions, state: local.state,
+                  games: local.capabilities.intersection([.tictactoe, .field]))
+    }
+
     /// The largest record a browser accepts (RFC 6763 §6.2: one that fits in a single packet).
     public static let maxRecordBytes = 1300
 
@@ -59,12 +65,12 @@ public struct DNSSDTXT: Sendable, Hashable {
         func text(_ key: String) throws(DNSSDTXTError) -> String { try Self.text(values, key) }
         guard try text("txtvers") == "1" else { throw .invalid("txtvers") }
         guard let id = ID128(hex: try text("id")) else { throw .invalid("id") }
-        guard let versions = Self.parseVersions(try text("v")) else { throw .invalid("v") }
+        guard let versions = Self.parseVersionsOrOne(try text("v")) else { throw .invalid("v") }
         // `st` and `g` may grow new values in a later txtvers=1 peer: an unknown state reads as
-        // busy (not invited blindly), unknown game kinds are skipped.
-        let state = (try? text("st")).flatMap(PresenceState.init(name:)) ?? .busy
+        // busy (not invited blindly), unknown game kinds are skipped. Both read in any case.
+        let state = (try? text("st")).flatMap { PresenceState(name: $0.lowercased()) } ?? .busy
         var games: Capabilities = []
-        for kind in ((try? text("g")) ?? "").split(separator: ",", omittingEmptySubsequences: true) {
+        for kind in ((try? text("g")) ?? "").lowercased().split(separator: ",", omittingEmptySubsequences: true) {
             switch kind {
             case "ttt": games.insert(.tictactoe)
             case "field": games.insert(.field)
@@ -83,8 +89,7 @@ public struct DNSSDTXT: Sendable, Hashable {
         if values["txtvers"] != nil, try Self.text(values, "txtvers") != "1" { throw .invalid("txtvers") }
         var versions: ClosedRange<UInt8> = 1...1
         if values["v"] != nil {
-            let v = try Self.text(values, "v")
-            guard let r = Self.parseVersions(v) ?? Self.parseVersions("\(v)-\(v)") else { throw .invalid("v") }
+            guard let r = Self.parseVersionsOrOne(try Self.text(values, "v")) else { throw .invalid("v") }
             versions = r
         }
         self.init(instanceID: id, versions: versions, state: .idle, games: [.field])
@@ -119,6 +124,27 @@ public struct DNSSDTXT: Sendable, Hashable {
         guard let v = values[key] else { throw .missing(key) }
         guard let v, let s = String(validating: v, as: UTF8.self) else { throw .invalid(key) }
         return s
+    }
+
+    /// `MIN-MAX`, or one version `N` read as `N-N` (both services, Protocol.md §10, §11).
+    static func parseVersionsOrOne(_ s: String) -> ClosedRange<UInt8>? {
+        parseVersions(s) ?? (s.contains("-") ? nil : parseVersions("\(s)-\(s)"))
+    }
+
+    /// A record as Avahi 0.8's dns_sd library hands it over, put back in wire order: Avahi keeps
+    /// a record's strings as a list built by prepending, so its library gives them reversed, and
+    /// "the first of a repeated key" (RFC 6763 §6.4) must be read in the order they were sent.
+    /// A record it cannot split (a length byte past the end) is returned as it came.
+    public static func avahiWireOrder(_ record: [UInt8]) -> [UInt8] {
+        var strings: [ArraySlice<UInt8>] = []
+        var i = 0
+        while i < record.count {
+            let n = Int(record[i])
+            guard n <= record.count - i - 1 else { return record }
+            strings.append(record[i..<(i + 1 + n)])
+            i += 1 + n
+        }
+        return strings.reversed().flatMap { $0 }
     }
 
     /// `MIN-MAX`: two decimals 1...255 of at most three digits each, MIN <= MAX.
