@@ -201,7 +201,7 @@ struct DNSSDAvahiTests {
         #expect(fields[7] == "198.18.200.1" || fields[7].hasPrefix("fe80:"), "\(fields[7])")
         #expect(fields[8] == "40009")
         let txt = Set(fields[9].split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) })
-        #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=1-1", "st=playing", "g=field"])
+        #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=\(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound)", "st=playing", "g=field"])
     }
 
     @Test func fieldAgentsPublishAndBrowseSpherenetWithTheFieldPortAndId() throws {
@@ -224,7 +224,7 @@ struct DNSSDAvahiTests {
         let fields = try #require(line, "avahi-browse did not list \(nameA)").split(separator: ";")
         #expect(fields.count >= 10 && fields[4] == "_spherenet._udp" && fields[8] == "40021")
         let txt = Set(fields[9].split(separator: " ").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) })
-        #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=1-1"])
+        #expect(txt == ["txtvers=1", "id=\(p.idA)", "v=\(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound)"])
     }
 
     @Test func withoutTheDaemonOneLineThenRecoveryWhenItReturns() throws {

@@ -13,9 +13,9 @@ import TicTacWire
         ("player-resigns", [["won"], ["lost"]]),
         ("declined", [[], []]),
         ("busy", [[], [], []]),
-        // A peer that ends a game in play loses it by forfeit (Protocol.md §8). The replay of the
-        // killed daemon sees its link close too, so each side counts the other's end so.
-        ("kill-mid-game", [["won"], ["won"]]),
+        // A peer that ends a game in play itself (LEAVE) loses it by forfeit (Protocol.md §8); a
+        // link merely lost (a killed daemon) ends it with no result on either side.
+        ("kill-mid-game", [[], []]),
         ("leave-mid-game", [["won"], []]),
         ("version-mismatch", [[]]),
         ("bad-input", [[]]),

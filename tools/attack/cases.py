@@ -169,13 +169,13 @@ def proof_reflected(t):
 
 def versions_not_spoken(t):
     c = Conn(HOST, t.bot_port)
-    c.send(w.hello(w.Identity(), lo=2, hi=3, nonce=os.urandom(16)))
+    c.send(w.hello(w.Identity(), lo=3, hi=4, nonce=os.urandom(16)))
     f = c.expect_error("unsupported-version")
-    return "HELLO 2..3: unsupported-version (ERROR header version %d)" % f.version
+    return "HELLO 3..4: unsupported-version (ERROR header version %d)" % f.version
 
 
 def later_frame_wrong_version(t):
-    p = Peer(HOST, t.bot_port, lo=1, hi=2).handshake()
+    p = Peer(HOST, t.bot_port, lo=1, hi=1).handshake()
     p.send(w.frame(w.PING, w.tlv((1, w.u64(7))), version=2))
     p.expect_error("unsupported-version")
     return "PING in version 2 on a version-1 link: unsupported-version"
