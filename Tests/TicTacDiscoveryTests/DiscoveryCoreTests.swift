@@ -238,7 +238,7 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         let v6 = "fe80::2%2"
         func dnssd(_ ms: Int64, state: PresenceState = .idle) {
             a.handle(.sighted(PresencePeer(id: b.local.id, name: "ben", addresses: [v6], port: 40000,
-                      capabilities: [.tictactoe], versions: 1...1, state: state, via: .dnssd)), now: at(ms))
+                      capabilities: [.tictactoe], versions: ProtocolVersion.supported, state: state, via: .dnssd)), now: at(ms))
         }
         b.handle(.start, now: at(0))
         let announce = try #require(b.drain().sent.first { if case .announce = $0 { true } else { false } })
