@@ -170,16 +170,22 @@ struct FullScreenModel {
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: left ? nil : Self.disconnectedTitle, text: text, tone: .alert, about: p.id)
         case let .gameInterrupted(p, seconds):
-            // The board stays: the game is kept, and goes on if the peer comes back.
-            notice = Notice(title: "Connection lost", text: OutputFormatter.interruptedText(p, seconds: seconds, keys: "l adjourns, r resigns"),
-                            tone: .alert, about: p.id)
+            // The board stays: the game is kept, and goes on if the peer comes back. No move
+            // clock runs meanwhile; the wait counts down instead (`tick`).
+            game?.clockLeft = nil
+            waiting = (p, seconds)
+            notice = nil
+            showWaiting()
         case let .gameResumed(p, resigned):
+            waiting = nil
             notice = Notice(text: resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on",
                             tone: .info, about: p.id)
         case let .gameAdjourned(p):
+            waiting = nil
             if game?.opponent.id == p.id { game = nil }
             notice = Notice(text: OutputFormatter.adjournedText(p), tone: .info, about: p.id)
         case let .gameVoid(p, reason):
+            waiting = nil
             if game?.opponent.id == p.id { game = nil }
             notice = Notice(title: "Game void", text: "The game with \(p.name) cannot go on and counts for nobody: \(reason)", tone: .alert, about: p.id)
         case let .matchEnded(p, byUs):
@@ -239,12 +245,29 @@ struct FullScreenModel {
 
     /// One second has passed.
     mutating func tick() {
+        if let w = waiting, w.left > 0 {
+            waiting = (w.peer, w.left - 1)
+            showWaiting()
+        }
         if let countdown, countdown > 0 { self.countdown = countdown - 1 }
         if let left = game?.clockLeft, left > 0 { game?.clockLeft = left - 1 }
     }
 
     /// Whether `tick()` has anything to count down.
-    var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 }
+    var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 || (waiting?.left ?? 0) > 0 }
+
+    /// An interrupted game's peer and the seconds it is still waited for.
+    private(set) var waiting: (peer: PeerInfo, left: Int)?
+
+    /// The interrupted game's notice, with the time left; only while that notice is up.
+    private mutating func showWaiting() {
+        guard let w = waiting else { return }
+        if let notice, notice.about != w.peer.id || notice.title != Self.waitingTitle { return }
+        notice = Notice(title: Self.waitingTitle, text: OutputFormatter.interruptedText(w.peer, seconds: w.left, keys: "l adjourns, r resigns"),
+                        tone: .alert, about: w.peer.id)
+    }
+
+    static let waitingTitle = "Connection lost"
 
     // MARK: - Keys
 
