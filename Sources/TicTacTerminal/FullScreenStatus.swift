@@ -23,6 +23,7 @@ extension FullScreenModel {
             }
         }
         let turn = [clockText, lastMoveText].compactMap { $0 }.map { " \(statusSeparator) \($0)" }.joined()
+        if let waiting, waiting.peer.id == game.opponent.id { return "Waiting for \(waiting.peer.name)" } // no turn runs meanwhile
         switch game.phase {
         case .rolling: return "Rolling dice\(ellipsis)"
         case .yourTurn: return "Your Turn" + turn

@@ -13,6 +13,7 @@ import TicTacWire
         #expect(m.notice?.title == "Connection lost")
         #expect(m.notice?.text == "Connection to bob lost: waiting for bob, 10:00 left; l adjourns, r resigns")
         #expect(m.ticking && m.game?.clockLeft == nil)
+        #expect(m.statusText == "Waiting for bob", "no turn is shown while the game waits")
         m.tick()
         m.tick()
         #expect(m.notice?.text.contains("9:58 left") == true)
