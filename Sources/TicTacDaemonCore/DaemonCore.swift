@@ -167,7 +167,9 @@ public final class DaemonCore: SansIOCore {
         for id in links.sortedIDs {
             guard let link = links[id], !link.closing else { continue }
             if link.match?.game.key != nil, link.peer?.capabilities.contains(.resume) == true {
-                matches.stopped(link, as: .adjourned)
+                matches.stopped(link, as: .adjourned) // it goes on when we are back (Protocol.md §13)
+            } else if link.match != nil {
+                matches.end(link, byUs: true, now: link.lastHeard) // given up, as the peer counts it (§8)
             }
             if link.ready { outbox.send(link, .leave) }
             outbox.close(id, flush: true)

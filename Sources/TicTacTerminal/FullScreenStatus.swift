@@ -49,7 +49,7 @@ extension FullScreenModel {
         switch confirm {
         case .resign: "Resign this game? r/y: yes, other: no"
         case .newGame: "Give up, new game? n/y: yes, other: no"
-        case .quit: "Quit and give up? q/y: yes, other: no"
+        case .quit: "Quit and adjourn? q/y: yes, other: no"
         case .lobby: "Give up for lobby? l/y: yes, other: no"
         case nil: followUpText
         }
@@ -60,7 +60,7 @@ extension FullScreenModel {
         switch confirm {
         case .resign: return "Resign this game? r or y: yes, any other key: no"
         case .newGame: return "Give up this game and start a new one? n or y: yes, any other key: no"
-        case .quit: return "Quit and give this game up? q or y: yes, any other key: no"
+        case .quit: return "Quit and adjourn this game? q or y: yes, any other key: no"
         case .lobby: return "Give this game up and go back to the lobby? l or y: yes, any other key: no"
         case nil: break
         }

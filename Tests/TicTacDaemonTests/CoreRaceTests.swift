@@ -196,6 +196,13 @@ struct CoreNet {
         collect()
     }
 
+    /// Core `i`'s player quits (LEAVE on every link, then close).
+    mutating func leaveAll(_ i: Int) {
+        cores[i].leaveAll()
+        collect()
+        settle()
+    }
+
     /// The connection drops (both ends see it close).
     mutating func close(_ id: LinkID) {
         guard let (a, b) = wires[id], !closed.contains(id) else { return }

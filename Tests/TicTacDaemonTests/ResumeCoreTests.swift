@@ -208,6 +208,25 @@ import TicTacTime
         #expect(n.records[1].last?.fact == .ended(.won, how: .resigned))
     }
 
+    @Test func quittingAdjournsTheGameAndThePeerWaits() throws {
+        var n = try inGame()
+        try play(&n, moves: 2)
+        n.leaveAll(0)
+        #expect(n.records[0].last?.fact == .adjourned)
+        #expect(interrupted(n, 1) == 1)
+        #expect(!n.records[1].contains { if case .ended = $0.fact { true } else { false } })
+    }
+
+    @Test func quittingAgainstAPeerWithoutResumeGivesTheGameUpOnBothSides() throws {
+        var old = config("ben", seed: 62)
+        old.keepsHistory = true
+        var n = try inGame(ben: old)
+        try play(&n, moves: 2)
+        n.leaveAll(0)
+        #expect(n.records[0].contains { if case .ended(.lost, _) = $0.fact { true } else { false } })
+        #expect(n.records[1].contains { if case .ended(.won, _) = $0.fact { true } else { false } })
+    }
+
     @Test func aProtocolFaultEndsTheGameAsBefore() throws {
         var n = try inGame()
         try play(&n, moves: 1)

@@ -88,7 +88,7 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
     @Test func inAGameQAsksAndAnyOtherKeyPlaysOn() {
         var g = gameModel()
         #expect(g.key(.char("q")) == nil)
-        #expect(screen(g).contains { $0 == "  Quit and give this game up? q or y: yes, any other key: no" })
+        #expect(screen(g).contains { $0 == "  Quit and adjourn this game? q or y: yes, any other key: no" })
         #expect(g.key(.char("x")) == nil && g.notice?.text == "Not quitting: play on")
         #expect(g.confirm == nil, "the question is gone")
     }
