@@ -104,6 +104,9 @@ struct DaemonOptions: ParsableArguments {
         return (try? SocketAddress.resolve("127.0.0.1" + text[colon...])) != nil
     }
 
+    /// One of the options of what a daemon keeps was given.
+    var keepsState: Bool { identity != nil || stateDir != nil || ephemeral }
+
     func boardSize() throws -> BoardSize { try checked(BoardSize(rows: rows, cols: cols, k: k)) }
 
     /// What the application is handed (checked by `validate`).

@@ -22,8 +22,8 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "Play the bot on this machine, without any network.")
     var local = false
 
-    @Option(help: "With --local, the bot's level: random, easy, good or perfect.")
-    var level: BotLevel = .perfect
+    @Option(help: "With --local, the bot's level: random, easy, good or perfect (the default).")
+    var level: BotLevel?
 
     @Flag(help: "With --local, two people at this keyboard instead of the bot (full screen only).")
     var hotseat = false
@@ -47,6 +47,10 @@ struct PlayCommand: ParsableCommand {
         if hotseat, !local { throw ValidationError("--hotseat is a game at one keyboard: add --local") }
         if hotseat, plain || json { throw ValidationError("--hotseat shares the full screen: drop --plain and --json") }
         if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
+        // An option that would do nothing in this mode is a mistake to say, not to ignore.
+        if level != nil, !local || hotseat { throw ValidationError("--level sets the bot of --local; drop it (or add --local)") }
+        if local, options.name != nil { throw ValidationError("--local plays without a network, where no one sees a name; drop --name") }
+        if local, options.keepsState { throw ValidationError("--local keeps no identity or history; drop --state-dir, --identity and --ephemeral") }
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
             throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
         }
@@ -55,7 +59,7 @@ struct PlayCommand: ParsableCommand {
     func run() throws {
         var config = PlayConfiguration(daemon: try options.settings())
         config.local = local
-        config.level = level
+        config.level = level ?? .perfect
         config.hotSeat = hotseat
         config.plain = plain
         config.json = json

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import TicTacWire
 
 @main
@@ -9,4 +12,28 @@ struct TicTac: ParsableCommand {
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
         subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, HistoryCommand.self, SpheresCommand.self, ReplayCommand.self]
     )
+
+    /// A mistake in the options is one line and status 64 (README "Usage"); help, the version
+    /// and failures while running are ArgumentParser's as before.
+    static func main() {
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            let status = exitCode(for: error)
+            guard status == .validationFailure else { exit(withError: error) } // --help, --version
+            // The first line only, without a guess at what was meant (often wrong, `--frob`: `--rows`).
+            var line = message(for: error).split(separator: "\n").first.map(String.init) ?? "bad options"
+            if let guess = line.range(of: ". Did you mean") { line = String(line[..<guess.lowerBound]) }
+            let bytes = Array("tictac: \(line) (tictac --help lists the commands and their options)\n".utf8)
+            _ = write(STDERR_FILENO, bytes, bytes.count)
+            Glibc.exit(status.rawValue)
+        }
+        do {
+            var runnable = command
+            try runnable.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -242,8 +242,8 @@ import TicTacTime
         for name in ["\u{202E}ecila", "\u{200B}", "\u{301}"] {
             let r = try run(["bot", "--name", name], input: "")
             #expect(r.status != 0, "\(name.debugDescription)")
-            // One line says what is wrong (the parser's usage summary follows it).
-            #expect(r.err.split(separator: "\n").first?.hasPrefix("Error: name ") == true, "\(r.err)")
+            // One line says what is wrong, and nothing follows it.
+            #expect(r.err.hasPrefix("tictac: name ") && r.err.split(separator: "\n").count == 1, "\(r.err)")
         }
     }
 
@@ -255,6 +255,14 @@ import TicTacTime
         #expect(t.status != 0 && t.err.contains("--peer-timeout must be 2 to 300 seconds"))
         let v = try run(["--version"], input: "")
         #expect(v.status == 0 && v.out.hasPrefix("tictac "))
+        // An unknown option: one line, no usage text, no guess (`--frob` once suggested `--rows`).
+        let f = try run(["play", "--frob"], input: "")
+        #expect(f.status == 64 && f.err.split(separator: "\n").count == 1, "\(f.err)")
+        #expect(f.err.hasPrefix("tictac: Unknown option '--frob'") && !f.err.contains("--rows"), "\(f.err)")
+        let o = try run(["play", "--local", "--name", "ann"], input: "")
+        #expect(o.status == 64 && o.err.contains("--name"), "\(o.err)")
+        let l = try run(["play", "--level", "easy"], input: "")
+        #expect(l.status == 64 && l.err.contains("--level"), "\(l.err)")
     }
 
     /// Usage errors name the valid range, also for negative numbers (not "Missing value").
