@@ -20,20 +20,24 @@ struct TicTac: ParsableCommand {
         do {
             command = try parseAsRoot()
         } catch {
-            let status = exitCode(for: error)
-            guard status == .validationFailure else { exit(withError: error) } // --help, --version
-            // The first line only, without a guess at what was meant (often wrong, `--frob`: `--rows`).
-            var line = message(for: error).split(separator: "\n").first.map(String.init) ?? "bad options"
-            if let guess = line.range(of: ". Did you mean") { line = String(line[..<guess.lowerBound]) }
-            let bytes = Array("tictac: \(line) (tictac --help lists the commands and their options)\n".utf8)
-            _ = write(STDERR_FILENO, bytes, bytes.count)
-            Glibc.exit(status.rawValue)
+            fail(error)
         }
         do {
             var runnable = command
             try runnable.run()
         } catch {
-            exit(withError: error)
+            fail(error) // a usage mistake found while running (`--hotseat` off a terminal) too
         }
+    }
+
+    private static func fail(_ error: Error) -> Never {
+        let status = exitCode(for: error)
+        guard status == .validationFailure else { exit(withError: error) } // --help, --version, failures
+        // The first line only, without a guess at what was meant (often wrong, `--frob`: `--rows`).
+        var line = message(for: error).split(separator: "\n").first.map(String.init) ?? "bad options"
+        if let guess = line.range(of: ". Did you mean") { line = String(line[..<guess.lowerBound]) }
+        let bytes = Array("tictac: \(line) (tictac --help lists the commands and their options)\n".utf8)
+        _ = write(STDERR_FILENO, bytes, bytes.count)
+        Glibc.exit(status.rawValue)
     }
 }
