@@ -41,7 +41,7 @@ public enum PeersApp {
         look.stop()
         if config.json {
             let list = found.map { p -> JSON in
-                .object([("id", .string(p.id.description)), ("name", .string(p.name)),
+                .object([("id", .string(p.id.description)), ("name", .string(p.name)), ("kind", .string(kind(p.capabilities))),
                          ("addresses", .array(p.addresses.map { .string($0) })), ("port", .int(Int(p.port))),
                          ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))])
             }
@@ -49,11 +49,29 @@ public enum PeersApp {
         } else if found.isEmpty {
             print("No peers answered within \(seconds(config.timeout)) s.")
         } else {
-            for p in found {
-                print("\(p.name)  \(p.id.description.prefix(8))  \(p.addresses.joined(separator: ","))  port \(p.port)  \(p.state)  "
-                      + "(\(p.via.names.joined(separator: ", ")))")
-            }
+            for line in table(found) { print(line) }
         }
+    }
+
+    /// One row per peer under a header, each column as wide as its widest cell.
+    static func table(_ peers: [PresencePeer]) -> [String] {
+        let header = ["NAME", "ID", "KIND", "ADDRESSES", "PORT", "STATE", "FOUND BY"]
+        let rows = peers.map { p in
+            [p.name, String(p.id.description.prefix(8)), kind(p.capabilities), p.addresses.joined(separator: ","),
+             String(p.port), p.state.description, p.via.names.joined(separator: ", ")]
+        }
+        let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }
+        return ([header] + rows).map { row in
+            row.indices.map { i in i == row.count - 1 ? row[i] : row[i] + String(repeating: " ", count: widths[i] - row[i].count) }
+                .joined(separator: "  ")
+        }
+    }
+
+    /// What a peer is, from its capabilities: a bot, a player, or only in the field.
+    static func kind(_ c: Capabilities) -> String {
+        if c.contains(.bot) { return "bot" }
+        if c.contains(.tictactoe) { return "player" }
+        return c.contains(.field) ? "field" : "other"
     }
 
     /// `--timeout` as it was typed (a Double: 1.0, 0.5).
