@@ -169,7 +169,8 @@ extension FullScreenModel {
             let mark = i == selected ? (unicode ? "▸ " : "> ") : "  "
             var text = mark + pad(clip(p.name, nameWidth), nameWidth) + "  " + p.address
             if p.capabilities.contains(.bot) { text += "  (bot)" }
-            if p.state != .idle { text += "  \(p.state)" }
+            // The peer we invited announces itself busy with our own invitation: say what it is.
+            if outgoing?.id == p.id { text += "  invited" } else if p.state != .idle { text += "  \(p.state)" }
             var line = ScreenLine(Self.margin)
             line.add(text, i == selected ? .selected : .plain)
             rows.append(line)

@@ -374,6 +374,16 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
         #expect(!screen(m).contains { $0.contains("Waiting for") })
     }
 
+    @Test func theInviteeIsShownInvitedNotBusyWithOurOwnInvitation() {
+        var m = invitingBob()
+        var busy = bob
+        busy.state = .busy // what bob announces once our invitation reached it
+        m.apply(.peerUpdated(busy))
+        let row = screen(m).first { $0.contains("bob") && $0.contains("192.168.1.7") }
+        #expect(row?.hasSuffix("invited") == true, "\(row ?? "")")
+        #expect(row?.contains("busy") == false)
+    }
+
     @Test func anUnansweredInvitationIsSaid() {
         var m = invitingBob()
         m.apply(.declined(by: bob, reason: .noAnswer))
