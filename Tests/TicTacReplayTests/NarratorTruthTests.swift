@@ -77,7 +77,7 @@ import TicTacWire
         let stories = try Self.stories(Self.game(split: true))
         #expect(stories.filter { $0.event == "move" }.count == 9)
         #expect(stories.contains { $0.event == "game-over" && $0.text.contains("a draw") })
-        #expect(!stories.contains(where: \.abnormal))
+        #expect(!stories.contains { $0.abnormal })
     }
 
     /// A fragment whose partner never came: said, and the stream it carried has a hole.
@@ -185,7 +185,7 @@ import TicTacWire
         let stories = try Self.stories(records)
         let told = stories.filter { $0.event == "sealed" }.map(\.text)
         #expect(told == ["ann@10.0.0.1:5000: sealed (protocol version 2): not told", "ben@10.0.0.2:80: sealed (protocol version 2): not told"])
-        #expect(!stories.contains(where: \.abnormal))
+        #expect(!stories.contains { $0.abnormal })
         #expect(stories.last?.text == "ann@10.0.0.1:5000 closed (FIN)")
     }
 }
