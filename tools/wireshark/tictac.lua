@@ -167,7 +167,11 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
         local n, cname = value:uint(), cell_name(value:uint(), stream and cols_of[stream])
         t:add(f[fname], value, n + 1)
         if cname then t:add(f.cell_name, value, cname) end
-        if kind == 0x24 then t:append_text(" cell " .. (n + 1) .. (cname and " (" .. cname .. ")" or "")) end
+        if kind == 0x24 then
+          local text = " cell " .. (n + 1) .. (cname and " (" .. cname .. ")" or "")
+          t:append_text(text)
+          pinfo.cols.info:append(text)
+        end
       elseif flen > 0 then
         t:add(f[fname], value)
       end
