@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes a small pcap (Ethernet, IPv4) of what the version-1 fixtures lack, for
 tools/wireshark/test: a version-2 stream (HELLO with field 8, PROOF, then sealed frames), a
-version-1 stream with INVITE, MOVE and RESUME in clear, and datagrams: the original SpHn packet
+version-1 stream with INVITE, Protocol.md §8's worked example of the rolls (A the client: shown
+833116, moves first; B: 376120), MOVE and RESUME in clear, and datagrams: the original SpHn packet
 (Protocol.md §11's example), SPHERE with its name, FIELD_LEAVE, a signed ANNOUNCE and GOODBYE.
 Usage: make-v2-pcap.py OUT.pcap"""
+import hashlib
 import struct
 import sys
 
@@ -63,8 +65,14 @@ def sealed(kind, n):
 proof = frame(0x06, [tlv(1, b"\x44" * 64)], version=2)
 stream((1, 40000), (2, 7000), [(True, hello(ID1, b"ann")), (False, hello(ID2, b"ben")), (True, proof), (False, proof),
                                (True, sealed(0x10, 28)), (False, sealed(0x11, 19)), (True, sealed(0x24, 5))])
+SECRET_A = struct.pack(">I", 123456) + bytes(range(15, -1, -1))
+SECRET_B = struct.pack(">I", 654321) + bytes(range(16))
 stream((1, 40001), (2, 7001), [
     (True, frame(0x10, [tlv(1, GAME), tlv(2, b"\x03"), tlv(3, b"\x03"), tlv(4, b"\x03")])),
+    (True, frame(0x21, [tlv(1, hashlib.sha256(SECRET_A).digest())])),
+    (False, frame(0x21, [tlv(1, hashlib.sha256(SECRET_B).digest())])),
+    (True, frame(0x22, [tlv(1, SECRET_A[:4]), tlv(2, SECRET_A[4:])])),
+    (False, frame(0x22, [tlv(1, SECRET_B[:4]), tlv(2, SECRET_B[4:])])),
     (True, frame(0x24, [tlv(1, struct.pack(">H", 4))])),
     (True, frame(0x28, [tlv(1, GAME), tlv(2, struct.pack(">H", 1)), tlv(3, b"\x55" * 32), tlv(4, struct.pack(">H", 4)),
                         tlv(5, b"\x00")])),

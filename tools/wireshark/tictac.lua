@@ -67,6 +67,7 @@ local f = {
   unknown = ProtoField.bytes("tictac.unknown", "Unknown field"),
   sealed = ProtoField.bytes("tictac.sealed", "Sealed payload (ChaCha20-Poly1305, §4)"),
   cell_name = ProtoField.string("tictac.cell_name", "Cell name"),
+  rolls_shown = ProtoField.string("tictac.rolls_shown", "Rolls the players see (§8)"),
   legacy = ProtoField.bytes("tictac.spherenet", "Original SphereNet packet (§11)"),
   legacy_type = ProtoField.string("tictac.spherenet.type", "Type"),
   legacy_x = ProtoField.int32("tictac.spherenet.x", "x"),
@@ -101,10 +102,85 @@ local e_error = ProtoExpert.new("tictac.error", "ERROR frame", expert.group.RESP
 local e_unknown = ProtoExpert.new("tictac.unknown_field", "Field unknown to this dissector (skipped, §3)", expert.group.UNDECODED, expert.severity.NOTE)
 p.experts = { e_malformed, e_error, e_unknown }
 
+-- SHA-256 (FIPS 180-4) over a Lua string: the shown rolls are derived with it (§8).
+local band, bor, bxor, bnot, rrot, rshift = bit32.band, bit32.bor, bit32.bxor, bit32.bnot, bit32.rrotate, bit32.rshift
+local K256 = {
+  0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+  0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+  0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+  0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+  0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+  0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+  0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+  0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+}
+local function sha256(msg)
+  local h = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 }
+  local bits = #msg * 8
+  msg = msg .. "\128" .. string.rep("\0", (55 - #msg) % 64) .. string.char(0, 0, 0, 0,
+    math.floor(bits / 2^24) % 256, math.floor(bits / 2^16) % 256, math.floor(bits / 2^8) % 256, bits % 256)
+  for chunk = 1, #msg, 64 do
+    local w = {}
+    for i = 0, 15 do
+      local a, b, c, d = msg:byte(chunk + i * 4, chunk + i * 4 + 3)
+      w[i] = ((a * 256 + b) * 256 + c) * 256 + d
+    end
+    for i = 16, 63 do
+      local s0 = bxor(rrot(w[i - 15], 7), rrot(w[i - 15], 18), rshift(w[i - 15], 3))
+      local s1 = bxor(rrot(w[i - 2], 17), rrot(w[i - 2], 19), rshift(w[i - 2], 10))
+      w[i] = (w[i - 16] + s0 + w[i - 7] + s1) % 2^32
+    end
+    local a, b, c, d, e, f_, g, hh = h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8]
+    for i = 0, 63 do
+      local t1 = (hh + bxor(rrot(e, 6), rrot(e, 11), rrot(e, 25)) + bxor(band(e, f_), band(bnot(e), g)) + K256[i + 1] + w[i]) % 2^32
+      local t2 = (bxor(rrot(a, 2), rrot(a, 13), rrot(a, 22)) + bxor(band(a, b), band(a, c), band(b, c))) % 2^32
+      hh, g, f_, e, d, c, b, a = g, f_, e, (d + t1) % 2^32, c, b, a, (t1 + t2) % 2^32
+    end
+    for i, v in ipairs({ a, b, c, d, e, f_, g, hh }) do h[i] = (h[i] + v) % 2^32 end
+  end
+  local out = {}
+  for i = 1, 8 do out[i] = string.char(rshift(h[i], 24), band(rshift(h[i], 16), 255), band(rshift(h[i], 8), 255), band(h[i], 255)) end
+  return table.concat(out)
+end
+
+local function u32_at(str, at) -- 0-based offset, big-endian
+  local a, b, c, d = str:byte(at + 1, at + 4)
+  return ((a * 256 + b) * 256 + c) * 256 + d
+end
+
+-- Bytewise unsigned comparison (Lua's < on strings follows the locale).
+local function bytes_before(x, y)
+  for i = 1, math.min(#x, #y) do
+    local a, b = x:byte(i), y:byte(i)
+    if a ~= b then return a < b end
+  end
+  return #x < #y
+end
+
+-- Who moves first and the rolls the players see (§8), from both commitments and both
+-- openings ({commit=, roll=, nonce=} per side); nil and why when they decide nothing.
+local function decide_rolls(one, two)
+  local function secret(o) return string.char(rshift(o.roll, 24), band(rshift(o.roll, 16), 255), band(rshift(o.roll, 8), 255), band(o.roll, 255)) .. o.nonce end
+  local s1, s2 = secret(one), secret(two)
+  if sha256(s1) ~= one.commit or sha256(s2) ~= two.commit then return nil, "a roll does not open its commitment" end
+  if one.commit == two.commit then return nil, "equal commitments" end
+  local x = {}
+  for i = 1, #s1 do x[i] = string.char(bxor(s1:byte(i), s2:byte(i))) end
+  local one_first_sorted = bytes_before(one.commit, two.commit)
+  local c1, c2 = one_first_sorted and one.commit or two.commit, one_first_sorted and two.commit or one.commit
+  local j = sha256(c1 .. c2 .. table.concat(x))
+  local one_moves_first = (j:byte(1) < 0x80) == one_first_sorted
+  local high = 1 + u32_at(j, 4) % 999999
+  local low = u32_at(j, 8) % high
+  return { one_first = one_moves_first, one_roll = one_moves_first and high or low, two_roll = one_moves_first and low or high }
+end
+
 local HEADER, MAX = 12, 16384
 local tcp_stream = Field.new("tcp.stream")
 local cols_of = {} -- tcp.stream -> the board's columns, from its INVITE (to name MOVE's cell)
 local proved = {}  -- "stream:port" -> a version-2 PROOF went from that side: what follows is sealed
+local dice = {}    -- tcp.stream -> { [side] = {commit=, roll=, nonce=} } of the game being rolled
+local shown = {}   -- frame number -> the shown rolls' text, told on the ROLL that completed them
 
 local function stream_key(pinfo)
   local s = tcp_stream()
@@ -179,6 +255,15 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
         t:add_proto_expert_info(e_error, "ERROR " .. (errors[value:uint()] or value:uint()))
       end
       if kind == 0x10 and fname == "cols" and flen == 1 and stream then cols_of[stream] = value:uint() end
+      if stream and not pinfo.visited and ((kind == 0x21 and fname == "commitment" and flen == 32)
+          or (kind == 0x22 and fname == "secret_roll" and flen == 4) or (kind == 0x22 and fname == "roll_nonce" and flen == 16)) then
+        dice[stream] = dice[stream] or {}
+        local d = dice[stream][side] or {}
+        dice[stream][side] = d
+        if kind == 0x21 then d.commit, d.roll, d.nonce = value:raw(), nil, nil
+        elseif fname == "secret_roll" then d.roll = value:uint()
+        else d.nonce = value:raw() end
+      end
     else
       local u = t:add(f.unknown, tvb(at, 3 + flen))
       u:append_text(" (tag " .. tag .. ")")
@@ -186,6 +271,18 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
     end
     at = at + 3 + flen
   end
+  if kind == 0x22 and stream and not pinfo.visited then
+    local mine, theirs, other = dice[stream] and dice[stream][side], nil, nil
+    for k, v in pairs(dice[stream] or {}) do if k ~= side then theirs, other = v, k end end
+    if mine and theirs and mine.commit and mine.roll and mine.nonce and theirs.commit and theirs.roll and theirs.nonce then
+      local d, why = decide_rolls(mine, theirs)
+      local me, peer = tostring(pinfo.src) .. ":" .. pinfo.src_port, tostring(pinfo.dst) .. ":" .. pinfo.dst_port
+      shown[pinfo.number] = d and string.format("%s rolled %d, %s rolled %d: %s moves first and plays O", me, d.one_roll,
+        peer, d.two_roll, d.one_first and me or peer) or ("the rolls decide nothing: " .. why)
+      dice[stream] = nil
+    end
+  end
+  if kind == 0x22 and shown[pinfo.number] then t:add(f.rolls_shown, tvb(0, tvb:len()), shown[pinfo.number]) end
 end
 
 local function pdu_len(tvb, pinfo, offset)
