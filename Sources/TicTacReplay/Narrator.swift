@@ -85,11 +85,12 @@ public enum Narrator {
                     let start = offsets[side]
                     offsets[side] += Frame.headerLength + frame.payload.count
                     guard !sealed[side] else { continue }
-                    // Version 2 seals every frame a side sends after its own PROOF (Protocol.md §4).
-                    let negotiated = Self.negotiated(hellos)
-                    let message: Message?
-                    if (negotiated ?? 1) >= 2 && proved[side] { message = nil } else { message = try? Message(frame: frame) }
-                    guard let message else {
+                    // Version 2 seals every frame a side sends after its own PROOF (Protocol.md §4); before
+                    // it only HELLO, PROOF and ERROR go, so any other version-2 frame is sealed, even
+                    // when the capture began after the handshake.
+                    let clear: Set<UInt8> = [Message.Kind.hello.rawValue, Message.Kind.proof.rawValue, Message.Kind.error.rawValue]
+                    let seal = (Self.negotiated(hellos) ?? 1) >= 2 && proved[side] || frame.version >= 2 && !clear.contains(frame.type)
+                    guard let message = seal ? nil : try? Message(frame: frame) else {
                         if frame.version >= 2 && frame.type != Message.Kind.hello.rawValue {
                             sealed[side] = true
                             add(e.packet, e.time, "sealed", [("from", .string(who)), ("version", .int(Int(frame.version)))],

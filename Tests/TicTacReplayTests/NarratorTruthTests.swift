@@ -188,6 +188,16 @@ import TicTacWire
         #expect(!stories.contains { $0.abnormal })
         #expect(stories.last?.text == "ann@10.0.0.1:5000 closed (FIN)")
     }
+
+    /// A capture that began after a version-2 handshake: a sealed frame is never read as a
+    /// message, even one whose ciphertext happens to decode (here an empty-looking RESET).
+    @Test func aSealedStreamSeenWithoutItsHandshakeIsStillSealed() throws {
+        let tagOnly = SealedFrame.header(version: 2, type: Message.Kind.reset.rawValue, flags: 0, sealedLength: 16)
+            + [9, 0, 13] + [UInt8](repeating: 0, count: 13) // one well-formed unknown field: RESET would decode
+        #expect((try? Message(frame: Frame.decodeDatagram(tagOnly))) == .reset)
+        let stories = try Self.stories([(1_000_000_000, PcapBuilder.tcp(from: 1, 5000, to: 2, 80, seq: 7, flags: TCPSegment.ack, payload: tagOnly))])
+        #expect(stories.map(\.event) == ["connection", "sealed"])
+    }
 }
 
 extension PcapBuilder {
