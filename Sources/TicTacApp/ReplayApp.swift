@@ -16,13 +16,6 @@ public enum ReplayApp {
             print("\(file): \(capture.packetCount) packets, \(capture.connections.count) TCP connection(s), \(capture.datagrams.count) datagram(s)")
         }
         for story in stories { print(json ? story.json : story.line) }
-        if !json { print(summary(stories)) }
-    }
-
-    /// The last line: what is abnormal, and what was not tictac's but no fault.
-    static func summary(_ stories: [Story]) -> String {
-        let abnormal = stories.filter(\.abnormal).count, other = stories.filter(\.other).count
-        return (abnormal == 0 ? "nothing abnormal" : "\(abnormal) abnormal event(s), marked !!")
-            + (other == 0 ? "" : "; \(other) other packet(s), not tictac and no fault (mDNS, SphereNet, ICMP), marked --")
+        if !json { print(Narrator.summary(stories)) }
     }
 }

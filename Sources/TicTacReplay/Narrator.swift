@@ -56,6 +56,13 @@ public enum Narrator {
         return stories.sorted { ($0.packet, $0.order) < ($1.packet, $1.order) }.map(\.story)
     }
 
+    /// The last line of a story: what is abnormal, and what was not tictac's but no fault.
+    public static func summary(_ stories: [Story]) -> String {
+        let abnormal = stories.filter(\.abnormal).count, other = stories.filter(\.other).count
+        return (abnormal == 0 ? "nothing abnormal" : "\(abnormal) abnormal event(s), marked !!")
+            + (other == 0 ? "" : "; \(other) other packet(s), not tictac and no fault (mDNS, SphereNet, ICMP), marked --")
+    }
+
     /// How a story counts in the summary.
     enum Mark: Equatable { case normal, abnormal, other }
 

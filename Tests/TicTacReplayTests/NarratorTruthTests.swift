@@ -127,6 +127,7 @@ import TicTacWire
         #expect(stories.allSatisfy { $0.other && !$0.abnormal })
         #expect(stories[1].text == "original SphereNet position from 10.0.0.3:40000: (10, 20), colour #ff0010")
         #expect(stories[0].line.hasPrefix("0.000s  -- mDNS"))
+        #expect(Narrator.summary(stories) == "nothing abnormal; 2 other packet(s), not tictac and no fault (mDNS, SphereNet, ICMP), marked --")
     }
 
     @Test func fieldMessagesAreToldByName() throws {
