@@ -16,7 +16,6 @@ public enum ReplayApp {
             print("\(file): \(capture.packetCount) packets, \(capture.connections.count) TCP connection(s), \(capture.datagrams.count) datagram(s)")
         }
         for story in stories { print(json ? story.json : story.line) }
-        let abnormal = stories.filter(\.abnormal).count
-        if !json { print(abnormal == 0 ? "nothing abnormal" : "\(abnormal) abnormal event(s), marked !!") }
+        if !json { print(Narrator.summary(stories)) }
     }
 }

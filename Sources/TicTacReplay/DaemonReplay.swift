@@ -174,6 +174,7 @@ public struct DaemonReplay {
                 case .fin, .reset:
                     guard !ours else { continue } // our own close is the core's action
                     input = .peerClosed(id, reset: e.kind == .reset)
+                case .gap: continue // the bytes after it never arrive: the replay diverges there
                 }
                 timed.append((e.time, e.packet, timed.count, input))
             }

@@ -43,6 +43,11 @@ public struct Packet: Sendable, Equatable {
     /// Reads one record. Returns nil (and why) for a packet that is not TCP or UDP over IP, or
     /// is cut short; never traps on bytes.
     public static func parse(_ captured: CapturedPacket, linkType: UInt32) -> Result<Packet, Skipped> {
+        ipBytes(captured, linkType: linkType).flatMap { parseIP($0, time: captured.time) }
+    }
+
+    /// The record's IP packet, below its link-layer header.
+    static func ipBytes(_ captured: CapturedPacket, linkType: UInt32) -> Result<ArraySlice<UInt8>, Skipped> {
         let d = captured.data
         var ip: ArraySlice<UInt8>
         switch linkType {
@@ -68,7 +73,7 @@ public struct Packet: Sendable, Equatable {
         default: // raw IP
             ip = d[...]
         }
-        return parseIP(ip, time: captured.time)
+        return .success(ip)
     }
 
     /// Why a record was not read as TCP or UDP.
@@ -77,6 +82,16 @@ public struct Packet: Sendable, Equatable {
         case notIP
         case notTCPOrUDP(UInt8)
         case fragment
+        case ipv6Fragment
+
+        /// Not ours and not a fault: ARP and the like, ICMP, IGMP, ICMPv6 (neighbour discovery, MLD).
+        public var isOther: Bool {
+            switch self {
+            case .notIP: true
+            case let .notTCPOrUDP(p): [1, 2, 58].contains(p)
+            default: false
+            }
+        }
 
         public var description: String {
             switch self {
@@ -84,14 +99,16 @@ public struct Packet: Sendable, Equatable {
             case .notIP: "not IP"
             case let .notTCPOrUDP(p): "IP protocol \(p), neither TCP nor UDP"
             case .fragment: "an IP fragment"
+            case .ipv6Fragment: "an IPv6 fragment (not reassembled: its stream is incomplete)"
             }
         }
     }
 
-    private static func parseIP(_ b: ArraySlice<UInt8>, time: Int64) -> Result<Packet, Skipped> {
+    static func parseIP(_ b: ArraySlice<UInt8>, time: Int64) -> Result<Packet, Skipped> {
         guard let first = b.first else { return .failure(.short("IP header")) }
         let s = b.startIndex
-        let proto: UInt8, src: String, dst: String, body: ArraySlice<UInt8>
+        var proto: UInt8, body: ArraySlice<UInt8>
+        let src: String, dst: String
         switch first >> 4 {
         case 4:
             let ihl = Int(first & 0x0f) * 4
@@ -111,6 +128,15 @@ public struct Packet: Sendable, Equatable {
             src = ipv6(b[(s + 8)..<(s + 24)])
             dst = ipv6(b[(s + 24)..<(s + 40)])
             body = b[(s + 40)..<(s + 40 + min(length, b.count - 40))]
+            // Hop-by-hop (MLD carries one), routing and destination options come before the payload.
+            while [0, 43, 60].contains(proto) {
+                guard body.count >= 8 else { return .failure(.short("IPv6 extension header")) }
+                let next = body[body.startIndex], size = (Int(body[body.startIndex + 1]) + 1) * 8
+                guard body.count >= size else { return .failure(.short("IPv6 extension header")) }
+                proto = next
+                body = body.dropFirst(size)
+            }
+            if proto == 44 { return .failure(.ipv6Fragment) }
         default:
             return .failure(.notIP)
         }

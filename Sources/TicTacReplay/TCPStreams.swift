@@ -8,6 +8,9 @@ public struct CapturedConnection: Sendable {
             /// The sender closed its side; every byte before it was delivered.
             case fin
             case reset
+            /// `missing` bytes from sequence number `seq` on were never captured, and never
+            /// filled: nothing after them can be read in order (told where the hole first showed).
+            case gap(missing: Int, seq: UInt32)
         }
 
         /// Nanoseconds since the Unix epoch: when the packet that completed these bytes was seen.
@@ -65,7 +68,7 @@ public struct TCPStreams {
     private struct Direction {
         var base: UInt32?
         var next: UInt64 = 0
-        var pending: [(at: UInt64, bytes: [UInt8])] = []
+        var pending: [(at: UInt64, bytes: [UInt8], packet: Int, time: Int64)] = []
         var finAt: UInt64?
         var finDelivered = false
     }
@@ -95,18 +98,27 @@ public struct TCPStreams {
         }
         var dir = fromClient ? sides[c].client : sides[c].server
         var out: [CapturedConnection.Event] = []
-        Self.receive(seg, into: &dir, conn: &connections[c], fromClient: fromClient) { kind in
+        Self.receive(seg, into: &dir, conn: &connections[c], fromClient: fromClient, packet: index, time: packet.time) { kind in
             out.append(.init(time: packet.time, packet: index, fromClient: fromClient, kind: kind))
         }
         connections[c].events += out
         if fromClient { sides[c].client = dir } else { sides[c].server = dir }
     }
 
-    /// Counts what never arrived: bytes held behind a gap at the end of the capture.
+    /// Counts what never arrived (bytes held behind a gap at the end of the capture) and puts
+    /// each direction's first unfilled gap among the events, at the packet that revealed it.
     public mutating func finish() {
         for (c, s) in sides.enumerated() {
             connections[c].missing = (s.client.pending.reduce(0) { $0 + $1.bytes.count },
                                       s.server.pending.reduce(0) { $0 + $1.bytes.count })
+            for (fromClient, d) in [(true, s.client), (false, s.server)] {
+                guard let after = d.pending.min(by: { $0.at < $1.at }),
+                      let seen = d.pending.min(by: { $0.packet < $1.packet }) else { continue }
+                let gap = CapturedConnection.Event(time: seen.time, packet: seen.packet, fromClient: fromClient,
+                                                   kind: .gap(missing: Int(after.at - d.next), seq: (d.base ?? 0) &+ UInt32(truncatingIfNeeded: d.next)))
+                let at = connections[c].events.firstIndex { $0.packet > seen.packet } ?? connections[c].events.endIndex
+                connections[c].events.insert(gap, at: at)
+            }
         }
     }
 
@@ -115,7 +127,7 @@ public struct TCPStreams {
     }
 
     private static func receive(_ seg: TCPSegment, into d: inout Direction, conn: inout CapturedConnection,
-                                fromClient: Bool, emit: (CapturedConnection.Event.Kind) -> Void) {
+                                fromClient: Bool, packet: Int, time: Int64, emit: (CapturedConnection.Event.Kind) -> Void) {
         if seg.has(TCPSegment.syn) {
             if d.base == nil { d.base = seg.seq &+ 1 }
             return // a SYN carries no data here (no TCP Fast Open on our sockets)
@@ -130,7 +142,7 @@ public struct TCPStreams {
                 if fromClient { conn.retransmissions.client += 1 } else { conn.retransmissions.server += 1 }
             } else if at > d.next {
                 if fromClient { conn.outOfOrder.client += 1 } else { conn.outOfOrder.server += 1 }
-                d.pending.append((at, seg.payload))
+                d.pending.append((at, seg.payload, packet, time))
             } else {
                 if at < d.next { if fromClient { conn.retransmissions.client += 1 } else { conn.retransmissions.server += 1 } }
                 emit(.data(Array(seg.payload[Int(d.next - at)...])))
@@ -175,8 +187,10 @@ public struct Capture: Sendable {
     public var packetCount: Int
     public var connections: [CapturedConnection]
     public var datagrams: [Datagram]
-    /// Records that are not TCP or UDP over IP: (packet index, why).
-    public var skipped: [(packet: Int, reason: String)]
+    /// Records that could not be read as TCP or UDP over IP: (packet index, its time, why).
+    public var skipped: [(packet: Int, time: Int64, reason: String)]
+    /// Records that are not ours and not a fault (ICMP, ICMPv6, IGMP, not IP): (index, time, what).
+    public var others: [(packet: Int, time: Int64, what: String)]
 
     /// Reads a pcap file's bytes.
     public init(pcap bytes: [UInt8]) throws(CaptureError) {
@@ -186,18 +200,32 @@ public struct Capture: Sendable {
         var streams = TCPStreams()
         datagrams = []
         skipped = []
+        others = []
+        var fragments = IPv4Fragments()
         for (i, captured) in file.packets.enumerated() {
-            switch Packet.parse(captured, linkType: file.linkType) {
+            let parsed: Result<Packet, Packet.Skipped>
+            switch Packet.ipBytes(captured, linkType: file.linkType) {
+            case let .success(ip) where IPv4Fragments.isFragment(ip):
+                guard let whole = fragments.add(ip, packet: i, time: captured.time) else { continue }
+                parsed = Packet.parseIP(whole[...], time: captured.time)
+            case let .success(ip): parsed = Packet.parseIP(ip, time: captured.time)
+            case let .failure(why): parsed = .failure(why)
+            }
+            switch parsed {
             case let .success(p):
                 switch p.transport {
                 case .tcp: streams.add(p, index: i)
                 case let .udp(payload):
                     datagrams.append(Datagram(time: p.time, packet: i, source: p.source, destination: p.destination, payload: payload))
                 }
+            case let .failure(why) where why.isOther:
+                others.append((i, captured.time, why.description))
             case let .failure(why):
-                skipped.append((i, why.description))
+                skipped.append((i, captured.time, why.description))
             }
         }
+        skipped += fragments.incomplete
+        skipped.sort { $0.packet < $1.packet }
         streams.finish()
         connections = streams.connections
     }
