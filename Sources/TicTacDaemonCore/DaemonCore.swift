@@ -168,8 +168,9 @@ public final class DaemonCore: SansIOCore {
             guard let link = links[id], !link.closing else { continue }
             if link.match?.game.key != nil, link.peer?.capabilities.contains(.resume) == true {
                 matches.stopped(link, as: .adjourned) // it goes on when we are back (Protocol.md §13)
-            } else if link.match != nil {
-                matches.end(link, byUs: true, now: link.lastHeard) // given up, as the peer counts it (§8)
+            } else {
+                // Given up, as the peer counts our LEAVE (§8); only LEAVE goes out, as in version 1.
+                matches.stopped(link, as: .ended(.lost, how: .forfeit))
             }
             if link.ready { outbox.send(link, .leave) }
             outbox.close(id, flush: true)

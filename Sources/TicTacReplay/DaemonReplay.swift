@@ -60,6 +60,7 @@ public struct ReplayedDaemon: Sendable {
         config.deadAfter = peerTimeout
         config.botNodes = botNodes
         config.versions = ProtocolVersion.supported.lowerBound...max(ProtocolVersion.supported.lowerBound, maxVersion)
+        if maxVersion >= 2 { config.capabilities.insert(.resume) } // every version-2 daemon can resume
         return config
     }
 }

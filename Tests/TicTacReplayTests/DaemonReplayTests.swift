@@ -20,6 +20,8 @@ import TicTacWire
         ("version-mismatch", [[]]),
         ("bad-input", [[]]),
         ("gomoku", [["won"], ["lost"]]),
+        // Protocol version 2: every frame after the handshake sealed, replayed byte for byte.
+        ("sealed-leave-mid-game", [[]]), // the bot keeps the game the player quit, to resume
     ]
 
     @Test(arguments: expectations.map(\.name))
