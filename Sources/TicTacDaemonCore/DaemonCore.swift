@@ -324,6 +324,7 @@ public final class DaemonCore: SansIOCore {
     }
 
     private func linkClosed(_ id: LinkID, reason: String, now: Instant) {
+        suspensions.linkGone(id)
         guard let link = links[id] else { return }
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }

@@ -98,6 +98,11 @@ final class Suspensions {
         timeouts(now: now)
     }
 
+    /// A link closed: an offer made on it waits for the next link.
+    func linkGone(_ id: LinkID) {
+        for s in games.values where s.offeredOn == id { s.offeredOn = nil }
+    }
+
     /// Windows that closed become adjourned; peers still away are dialled again.
     func timeouts(now: Instant) {
         for (id, s) in games {

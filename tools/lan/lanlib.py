@@ -87,10 +87,10 @@ class Daemon:
                 except ValueError:
                     pass
 
-    def wait_for(self, pred, timeout):
-        """The first event (time, event) matching `pred` within `timeout`, or None."""
+    def wait_for(self, pred, timeout, since=0):
+        """The first event (time, event) from index `since` on matching `pred` within `timeout`, or None."""
         end = time.monotonic() + timeout
-        seen = 0
+        seen = since
         while True:
             for t, e in self.events[seen:]:
                 if pred(e):
