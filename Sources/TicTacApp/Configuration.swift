@@ -52,6 +52,8 @@ public struct DaemonSettings: Sendable {
     public var stateDirectory: String?
     /// `--ephemeral` (also implied by `--seed`): a throwaway id and no history.
     public var ephemeral = false
+    /// `--resume-window`: how long a game whose link was lost waits; zero: it ends.
+    public var resumeWindow: Duration = .seconds(600)
     /// Every random draw from this seed (a test option), else the system's.
     public var seed: UInt64?
     public var discovery: DiscoverySettings

@@ -74,6 +74,7 @@ struct DaemonSetup {
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
         config.gameEvents = gameEvents
+        config.resumeWindow = settings.resumeWindow
         if let state, state.store != nil {
             config.keepsHistory = true
             config.scores = state.scores()

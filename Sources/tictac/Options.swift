@@ -55,6 +55,12 @@ struct DaemonOptions: ParsableArguments {
     @Flag(help: "A throwaway id and no history (tests, benchmarks, a second daemon of yours).")
     var ephemeral = false
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("""
+        How long a game whose connection was lost waits for the opponent before it is adjourned \
+        (0, or 10-86400; 0: a lost connection ends the game, as with older versions).
+        """, valueName: "seconds"))
+    var resumeWindow = 600
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (on standard error, or --log-file).")
     var logLevel: Logger.Level = .warning
 
@@ -81,6 +87,9 @@ struct DaemonOptions: ParsableArguments {
         }
         guard (1...65536).contains(maxLinksPerAddress) else {
             throw ValidationError("--max-links-per-address must be 1 to 65536")
+        }
+        guard resumeWindow == 0 || (10...86400).contains(resumeWindow) else {
+            throw ValidationError("--resume-window must be 0 or 10 to 86400 seconds")
         }
         guard (2...300).contains(peerTimeout) else {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
@@ -121,6 +130,7 @@ struct DaemonOptions: ParsableArguments {
         s.identityFile = identity
         s.stateDirectory = stateDir
         s.ephemeral = ephemeral
+        s.resumeWindow = .seconds(resumeWindow)
         s.seed = seed
         return s
     }

@@ -274,6 +274,7 @@ import TicTacTime
             (["play", "--rows", "-3"], "out of range"),
             (["peers", "--discovery-port", "70000"], "--discovery-port must be 1 to 65535"),
             (["play", "--local", "--port", "50000"], "--local plays without a network"),
+            (["bot", "--resume-window", "5"], "--resume-window must be 0 or 10 to 86400 seconds"),
         ]
         for (args, message) in cases {
             let r = try run(args, input: "")

@@ -26,7 +26,8 @@ def check(ok, why):
 class V2Peer:
     """Dials, sends a version-2 HELLO (field 8), proves, and seals/opens per §4."""
 
-    def __init__(self, port):
+    def __init__(self, port, caps=1):
+        self.caps = caps  # HELLO field 5 (1: tic-tac-toe; 8: resume, Protocol.md §13)
         self.s = socket.create_connection((HOST, port), timeout=3)
         self.dec = w.StreamDecoder()
         self.ident = w.Identity()
@@ -43,7 +44,7 @@ class V2Peer:
         return self.dec.feed(data)
 
     def handshake(self):
-        payload = w.tlv((1, w.u8(1)), (2, w.u8(2)), (3, self.ident.id), (4, b"v2-attacker"), (5, w.u32(1)),
+        payload = w.tlv((1, w.u8(1)), (2, w.u8(2)), (3, self.ident.id), (4, b"v2-attacker"), (5, w.u32(self.caps)),
                         (6, self.ident.public), (7, self.nonce), (8, self.eph_pub))
         self.s.sendall(w.frame(w.HELLO, payload, version=2))
         got = []
