@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import CTicTacNet
 import Glibc
 #endif
 import TicTacDiscovery
@@ -27,22 +28,35 @@ public final class Daemon {
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
     /// Set it before connections are made (each link is wired when it opens).
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
-    /// Links at most (open connections, dials included). At the limit a new connection first
-    /// takes the place of an idle stranger (DaemonCore.idleLinkToDrop); with none, it is
-    /// refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
+    /// Links at most (open connections, dials included). At the limit a new connection takes
+    /// the place of a link of the greediest source, else of an idle stranger
+    /// (DaemonCore.linkToDrop); with none, it is refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
     /// descriptor limit, which `init` raises to the hard limit.
     public var maxConnections: Int
     /// Links at most from one source address (Protocol.md §5, `busy`): one host cannot take
     /// every slot.
     public var maxLinksPerAddress = 32
+    /// Links at most from one network prefix (SourcePrefix: /24, /64; Protocol.md §5, `busy`):
+    /// one host with many addresses cannot take every slot either. Never below
+    /// `maxLinksPerAddress` (a prefix holds at least one address's share).
+    public var maxLinksPerPrefix = 1024
     /// Refused connections still flushing their ERROR `busy`; past `maxRefusing` a refused
     /// connection is closed bare, so refusing costs at most that many descriptors.
     private var refusals: [ObjectIdentifier: FrameConnection] = [:]
     /// Connections the core closed, flushing their last frames (at most their linger).
     private var lingering: [ObjectIdentifier: FrameConnection] = [:]
     private let maxRefusing = 64
+    /// Links closed since the heap was last trimmed, and whether a trim is scheduled: after a
+    /// burst of closes (a flood gone) the freed memory goes back to the system
+    /// (`trimAfterCloses`), at most once per `trimInterval`.
+    private var closesSinceTrim = 0
+    private var trimScheduled = false
+    private let trimAfterCloses = 256
+    private let trimInterval: Duration = .seconds(5)
     /// Open connections per source address (accepted ones).
     private var perAddress: [String: Int] = [:]
+    /// Open connections per source prefix (accepted ones).
+    private var perPrefix: [String: Int] = [:]
     /// Connections refused or dropped for room (busy), for logs and tests.
     public private(set) var refusedCount = 0
 
@@ -236,9 +250,14 @@ public final class Daemon {
         if perAddress[ip, default: 0] >= maxLinksPerAddress {
             return refuse(fd, remote, "too many connections from \(ip) (at most \(maxLinksPerAddress))")
         }
+        let prefix = SourcePrefix.of(ip)
+        let prefixLimit = max(maxLinksPerPrefix, maxLinksPerAddress)
+        if perPrefix[prefix, default: 0] >= prefixLimit {
+            return refuse(fd, remote, "too many connections from \(prefix) (at most \(prefixLimit))")
+        }
         if connections.count >= maxConnections {
-            // Make room by dropping an idle stranger rather than refusing (Protocol.md §5).
-            guard let idle = core.idleLinkToDrop() else {
+            // Make room at the greediest source's expense rather than refusing (Protocol.md §5).
+            guard let idle = core.linkToDrop(forNewcomerFrom: ip) else {
                 return refuse(fd, remote, "at the connection limit (\(maxConnections))")
             }
             refusedCount += 1
@@ -256,6 +275,7 @@ public final class Daemon {
         let id = nextLink
         nextLink += 1
         perAddress[ip, default: 0] += 1
+        perPrefix[prefix, default: 0] += 1
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
         core.handle(.linkOpened(id, outgoing: false, address: ip, port: remote.port), now: reactor.now)
@@ -309,6 +329,7 @@ public final class Daemon {
             let conn = conn // removing it from `connections` below may drop the last other reference
             connections.removeValue(forKey: id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
+            closed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
@@ -344,9 +365,26 @@ public final class Daemon {
         }
     }
 
+    /// A link closed: after a burst of them, the heap is trimmed once the burst has had time to
+    /// end (glibc keeps freed memory for reuse; after 4,000 links it kept 150 MB).
+    private func closed() {
+        closesSinceTrim += 1
+        guard closesSinceTrim >= trimAfterCloses, !trimScheduled else { return }
+        trimScheduled = true
+        reactor.schedule(after: trimInterval) { [weak self] in
+            guard let self else { return }
+            trimScheduled = false
+            closesSinceTrim = 0
+            _ = malloc_trim(0)
+        }
+    }
+
     private func release(_ ip: String) {
         let n = perAddress[ip] ?? 1
         perAddress[ip] = n > 1 ? n - 1 : nil
+        let prefix = SourcePrefix.of(ip)
+        let p = perPrefix[prefix] ?? 1
+        perPrefix[prefix] = p > 1 ? p - 1 : nil
     }
 
     // MARK: - Actions and the timer

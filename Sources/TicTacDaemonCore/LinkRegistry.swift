@@ -82,6 +82,35 @@ final class LinkRegistry {
         return pick?.id
     }
 
+    /// The link to drop so a newcomer from `address` gets a place (Protocol.md §5, `busy`): one
+    /// of the greediest source's, when that source holds at least two links more than the
+    /// newcomer's would. Sources are compared by prefix (SourcePrefix), then, within the
+    /// newcomer's own prefix, by address; from another prefix, its greediest address gives.
+    /// From that address: a link without a game first, then the one heard from least recently. Else an idle stranger (`idleLinkToDrop`), else nil.
+    func linkToDrop(forNewcomerFrom address: String) -> LinkID? {
+        let open = values.filter { !$0.closing }
+        let prefix = SourcePrefix.of(address)
+        let byPrefix = Dictionary(grouping: open) { SourcePrefix.of($0.address) }
+        var group: [Link] = []
+        if let greedy = Self.greediest(byPrefix), greedy.key != prefix, greedy.value.count > (byPrefix[prefix]?.count ?? 0) + 1 {
+            group = Self.greediest(Dictionary(grouping: greedy.value, by: \.address))?.value ?? []
+        } else if let mine = byPrefix[prefix] {
+            let byAddress = Dictionary(grouping: mine, by: \.address)
+            if let greedy = Self.greediest(byAddress), greedy.key != address,
+               greedy.value.count > (byAddress[address]?.count ?? 0) + 1 {
+                group = greedy.value
+            }
+        }
+        let pick = group.filter { $0.match == nil }.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+            ?? group.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        return pick?.id ?? idleLinkToDrop()
+    }
+
+    /// The source with the most links (ties: the smaller key, so the choice is reproducible).
+    private static func greediest(_ groups: [String: [Link]]) -> (key: String, value: [Link])? {
+        groups.max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }
+    }
+
     /// For tests: how the stored seat disagrees with a scan of the links, or nil when it agrees
     /// (a human has at most one link that is not idle, and the seat is at it).
     func seatFault(dialing: [ID128: Instant]) -> String? {
