@@ -154,4 +154,31 @@ import TicTacTime
         #expect(peer.messages.contains { if case .decline(_, .busy) = $0 { true } else { false } })
         #expect(daemon.core.gameCount == 0)
     }
+
+    @Test func aPeerWhoseInvitationWasDeclinedIsHeldOffForAWhile() throws {
+        let reactor = try Reactor()
+        var c = config("human", seed: 7)
+        c.reinviteQuiet = .seconds(1)
+        let daemon = try Daemon(reactor: reactor, config: c)
+        let log = Log()
+        daemon.onEvent = { log.events.append($0) }
+        let invitations = { log.events.count { if case .invited = $0 { true } else { false } } }
+        let peer = try RawClient(port: daemon.port)
+        try #require(try peer.shakeHands(reactor, seed: 500))
+        peer.send(.invite(Invite(gameID: ID128(high: 500, low: 1))))
+        try #require(try run(reactor, for: .seconds(2)) { invitations() == 1 })
+        try daemon.command(.decline)
+        // Invited again at once: declined busy without asking the player.
+        peer.send(.invite(Invite(gameID: ID128(high: 500, low: 2))))
+        try #require(try run(reactor, for: .seconds(2)) {
+            peer.poll()
+            return peer.messages.contains { if case .decline(ID128(high: 500, low: 2), _) = $0 { true } else { false } }
+        })
+        #expect(peer.messages.contains { if case .decline(ID128(high: 500, low: 2), .busy) = $0 { true } else { false } })
+        #expect(invitations() == 1, "the player was not asked again")
+        // After the quiet time the player is asked again.
+        _ = try run(reactor, for: .milliseconds(1100)) { false }
+        peer.send(.invite(Invite(gameID: ID128(high: 500, low: 3))))
+        try #require(try run(reactor, for: .seconds(2)) { invitations() == 2 })
+    }
 }
