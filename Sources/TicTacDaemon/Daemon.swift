@@ -356,7 +356,10 @@ public final class Daemon {
         conn.onDecodeError = nil
         let key = ObjectIdentifier(conn)
         lingering[key] = conn
-        conn.onClose = { [weak self] _ in self?.lingering[key] = nil }
+        conn.onClose = { [weak self] _ in
+            self?.lingering[key] = nil
+            self?.closed()
+        }
         if flush { conn.closeAfterFlush() } else { conn.close() }
         reactor.afterBatch { [weak self] in
             guard let self else { return }
