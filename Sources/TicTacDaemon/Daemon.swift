@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import CTicTacNet
 import Glibc
 #endif
 import TicTacDiscovery
@@ -46,17 +45,10 @@ public final class Daemon {
     /// Connections the core closed, flushing their last frames (at most their linger).
     private var lingering: [ObjectIdentifier: FrameConnection] = [:]
     private let maxRefusing = 64
-    /// Links closed since the heap was last trimmed, and whether a trim is scheduled: after a
-    /// burst of closes (a flood gone) the freed memory goes back to the system
-    /// (`trimAfterCloses`), at most once per `trimInterval`.
-    private var closesSinceTrim = 0
-    private var trimScheduled = false
-    private let trimAfterCloses = 256
-    private let trimInterval: Duration = .seconds(5)
-    /// Open connections per source address (accepted ones).
-    private var perAddress: [String: Int] = [:]
-    /// Open connections per source prefix (accepted ones).
-    private var perPrefix: [String: Int] = [:]
+    /// Trims the heap after a burst of closes (a flood gone).
+    private lazy var trimmer = HeapTrimmer(reactor: reactor)
+    /// Open connections per source address and prefix (accepted ones).
+    private var sources = SourceCounts()
     /// Connections refused or dropped for room (busy), for logs and tests.
     public private(set) var refusedCount = 0
 
@@ -247,12 +239,12 @@ public final class Daemon {
 
     private func accepted(_ fd: Int32, _ remote: SocketAddress) {
         let ip = remote.ip
-        if perAddress[ip, default: 0] >= maxLinksPerAddress {
+        if sources.links(from: ip) >= maxLinksPerAddress {
             return refuse(fd, remote, "too many connections from \(ip) (at most \(maxLinksPerAddress))")
         }
         let prefix = SourcePrefix.of(ip)
         let prefixLimit = max(maxLinksPerPrefix, maxLinksPerAddress)
-        if perPrefix[prefix, default: 0] >= prefixLimit {
+        if sources.links(inPrefix: prefix) >= prefixLimit {
             return refuse(fd, remote, "too many connections from \(prefix) (at most \(prefixLimit))")
         }
         if connections.count >= maxConnections {
@@ -274,8 +266,7 @@ public final class Daemon {
         }
         let id = nextLink
         nextLink += 1
-        perAddress[ip, default: 0] += 1
-        perPrefix[prefix, default: 0] += 1
+        sources.add(ip)
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
         core.handle(.linkOpened(id, outgoing: false, address: ip, port: remote.port), now: reactor.now)
@@ -329,7 +320,7 @@ public final class Daemon {
             let conn = conn // removing it from `connections` below may drop the last other reference
             connections.removeValue(forKey: id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
-            closed()
+            trimmer.linkClosed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
@@ -358,7 +349,7 @@ public final class Daemon {
         lingering[key] = conn
         conn.onClose = { [weak self] _ in
             self?.lingering[key] = nil
-            self?.closed()
+            self?.trimmer.linkClosed()
         }
         if flush { conn.closeAfterFlush() } else { conn.close() }
         reactor.afterBatch { [weak self] in
@@ -368,26 +359,8 @@ public final class Daemon {
         }
     }
 
-    /// A link closed: after a burst of them, the heap is trimmed once the burst has had time to
-    /// end (glibc keeps freed memory for reuse; after 4,000 links it kept 150 MB).
-    private func closed() {
-        closesSinceTrim += 1
-        guard closesSinceTrim >= trimAfterCloses, !trimScheduled else { return }
-        trimScheduled = true
-        reactor.schedule(after: trimInterval) { [weak self] in
-            guard let self else { return }
-            trimScheduled = false
-            closesSinceTrim = 0
-            _ = malloc_trim(0)
-        }
-    }
-
     private func release(_ ip: String) {
-        let n = perAddress[ip] ?? 1
-        perAddress[ip] = n > 1 ? n - 1 : nil
-        let prefix = SourcePrefix.of(ip)
-        let p = perPrefix[prefix] ?? 1
-        perPrefix[prefix] = p > 1 ? p - 1 : nil
+        sources.remove(ip)
     }
 
     // MARK: - Actions and the timer
