@@ -16,7 +16,7 @@ public enum BotApp {
         state.notify = { logger.warning("\($0)") }
         let daemon = try setup.makeDaemon(reactor: reactor, name: try setup.displayName(suffix: "-bot"),
                                           capabilities: [.tictactoe, .bot], bot: Bot(level: config.level),
-                                          maxLargeGames: config.maxLargeGames, gameEvents: GameCounter.gameEvents, state: state)
+                                          maxLargeGames: config.maxLargeGames, maxGamesPerPeer: config.maxGamesPerPeer, gameEvents: GameCounter.gameEvents, state: state)
         if let notice = setup.startDiscovery(daemon, notify: { logger.warning("\($0)") }) {
             logger.warning("\(notice)")
         }

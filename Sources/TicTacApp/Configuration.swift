@@ -90,6 +90,8 @@ public struct BotConfiguration: Sendable {
     public var maxGames: Int?
     public var json = false
     public var maxLargeGames = 2
+    /// Games started with one peer within a minute at most (0: no limit).
+    public var maxGamesPerPeer = 30
 
     public init(daemon: DaemonSettings) { self.daemon = daemon }
 }

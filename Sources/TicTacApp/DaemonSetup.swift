@@ -59,7 +59,7 @@ struct DaemonSetup {
 
     /// The daemon, with what it keeps (`state`: its notices are for the player).
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
-                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2,
+                    moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, maxGamesPerPeer: Int = 30,
                     gameEvents: GameEventKinds = .all, state: DaemonState? = nil) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
@@ -73,6 +73,7 @@ struct DaemonSetup {
         config.bot = bot
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
+        config.maxGamesPerPeerPerMinute = maxGamesPerPeer
         config.gameEvents = gameEvents
         config.resumeWindow = settings.resumeWindow
         if let state, state.store != nil {

@@ -27,22 +27,28 @@ public final class Daemon {
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
     /// Set it before connections are made (each link is wired when it opens).
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
-    /// Links at most (open connections, dials included). At the limit a new connection first
-    /// takes the place of an idle stranger (DaemonCore.idleLinkToDrop); with none, it is
-    /// refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
+    /// Links at most (open connections, dials included). At the limit a new connection takes
+    /// the place of a link of the greediest source, else of an idle stranger
+    /// (DaemonCore.linkToDrop); with none, it is refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
     /// descriptor limit, which `init` raises to the hard limit.
     public var maxConnections: Int
     /// Links at most from one source address (Protocol.md §5, `busy`): one host cannot take
     /// every slot.
     public var maxLinksPerAddress = 32
+    /// Links at most from one network prefix (SourcePrefix: /24, /64; Protocol.md §5, `busy`):
+    /// one host with many addresses cannot take every slot either. Never below
+    /// `maxLinksPerAddress` (a prefix holds at least one address's share).
+    public var maxLinksPerPrefix = 1024
     /// Refused connections still flushing their ERROR `busy`; past `maxRefusing` a refused
     /// connection is closed bare, so refusing costs at most that many descriptors.
     private var refusals: [ObjectIdentifier: FrameConnection] = [:]
     /// Connections the core closed, flushing their last frames (at most their linger).
     private var lingering: [ObjectIdentifier: FrameConnection] = [:]
     private let maxRefusing = 64
-    /// Open connections per source address (accepted ones).
-    private var perAddress: [String: Int] = [:]
+    /// Trims the heap after a burst of closes (a flood gone).
+    private lazy var trimmer = HeapTrimmer(reactor: reactor)
+    /// Open connections per source address and prefix (accepted ones).
+    private var sources = SourceCounts()
     /// Connections refused or dropped for room (busy), for logs and tests.
     public private(set) var refusedCount = 0
 
@@ -234,12 +240,17 @@ public final class Daemon {
 
     private func accepted(_ fd: Int32, _ remote: SocketAddress) {
         let ip = remote.ip
-        if perAddress[ip, default: 0] >= maxLinksPerAddress {
+        if sources.links(from: ip) >= maxLinksPerAddress {
             return refuse(fd, remote, "too many connections from \(ip) (at most \(maxLinksPerAddress))")
         }
+        let prefix = SourcePrefix.of(ip)
+        let prefixLimit = max(maxLinksPerPrefix, maxLinksPerAddress)
+        if sources.links(inPrefix: prefix) >= prefixLimit {
+            return refuse(fd, remote, "too many connections from \(prefix) (at most \(prefixLimit))")
+        }
         if connections.count >= maxConnections {
-            // Make room by dropping an idle stranger rather than refusing (Protocol.md §5).
-            guard let idle = core.idleLinkToDrop() else {
+            // Make room at the greediest source's expense rather than refusing (Protocol.md §5).
+            guard let idle = core.linkToDrop(forNewcomerFrom: ip) else {
                 return refuse(fd, remote, "at the connection limit (\(maxConnections))")
             }
             refusedCount += 1
@@ -256,7 +267,7 @@ public final class Daemon {
         }
         let id = nextLink
         nextLink += 1
-        perAddress[ip, default: 0] += 1
+        sources.add(ip)
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
         core.handle(.linkOpened(id, outgoing: false, address: ip, port: remote.port), now: reactor.now)
@@ -310,6 +321,7 @@ public final class Daemon {
             let conn = conn // removing it from `connections` below may drop the last other reference
             connections.removeValue(forKey: id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
+            trimmer.linkClosed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
@@ -336,7 +348,10 @@ public final class Daemon {
         conn.onDecodeError = nil
         let key = ObjectIdentifier(conn)
         lingering[key] = conn
-        conn.onClose = { [weak self] _ in self?.lingering[key] = nil }
+        conn.onClose = { [weak self] _ in
+            self?.lingering[key] = nil
+            self?.trimmer.linkClosed()
+        }
         if flush { conn.closeAfterFlush() } else { conn.close() }
         reactor.afterBatch { [weak self] in
             guard let self else { return }
@@ -346,8 +361,7 @@ public final class Daemon {
     }
 
     private func release(_ ip: String) {
-        let n = perAddress[ip] ?? 1
-        perAddress[ip] = n > 1 ? n - 1 : nil
+        sources.remove(ip)
     }
 
     // MARK: - Actions and the timer

@@ -107,6 +107,9 @@ public final class DaemonCore: SansIOCore {
 
     /// The link to drop to make room for a new connection (Protocol.md §5, `busy`), if any.
     public func idleLinkToDrop() -> LinkID? { links.idleLinkToDrop() }
+    /// The link to drop so a newcomer from `address` gets a place: from the greediest source
+    /// first (Protocol.md §5, `busy`; LinkRegistry.linkToDrop), if any.
+    public func linkToDrop(forNewcomerFrom address: String) -> LinkID? { links.linkToDrop(forNewcomerFrom: address) }
 
     // MARK: - The core's verbs
 
@@ -132,7 +135,7 @@ public final class DaemonCore: SansIOCore {
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
-        case .decline: try invitations.decline()
+        case .decline: try invitations.decline(now: now)
         case .cancel: try invitations.cancel()
         case .leaveMatch:
             if case let .suspended(peer) = links.seat { return suspensions.adjourn(peer, now: now) }
@@ -270,6 +273,10 @@ public final class DaemonCore: SansIOCore {
 
     /// The peer's PROOF verified on `link`.
     private func proven(_ link: Link, _ peer: PeerInfo, heir: PeerInfo?, now: Instant) {
+        let others = links.links(to: peer.id).count { $0 !== link && $0.ready && !$0.closing }
+        if others >= config.maxLinksPerPeer {
+            return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")
+        }
         if config.bot != nil, link.outgoing { matches.bot.wants.insert(peer.id) }
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,

@@ -43,6 +43,23 @@ public struct DaemonConfig {
     /// docs/performance.md, tools/bench/hostility). 0: no limit (a benchmark that uses PING as
     /// an echo). Counted per second from the first PING of each.
     public var maxPingsPerSecond = 8
+    /// Invitations a link may have declined within one second before it is closed as a flood
+    /// (Protocol.md §5): each costs a DECLINE, and a peer that re-invites at once would keep
+    /// the loop busy answering. 0: no limit.
+    public var maxDeclinesPerLinkPerSecond = 8
+    /// The same over every link from one source address (Protocol.md §5). 0: no limit.
+    public var maxDeclinesPerAddressPerSecond = 32
+    /// Ready links at most to one peer id (Protocol.md §4 keeps one, and a spare while a
+    /// duplicate settles); past it a newly proven link is closed with ERROR `busy`.
+    public var maxLinksPerPeer = 2
+    /// Games a bot starts at most with one peer within a minute (Protocol.md §5); past it its
+    /// invitations are declined `busy` and a match ends instead of its next game, so one peer
+    /// cannot use up a bot's `--max-games` or its time with games it resigns at once. 0: no limit.
+    public var maxGamesPerPeerPerMinute = 30
+    /// After a peer's invitation to our player lapsed or was declined, its next INVITE within
+    /// this time is declined `busy` without asking our player (Protocol.md §8): a peer that
+    /// renews its invitation as soon as it ends cannot keep our player busy for everyone.
+    public var reinviteQuiet: Duration = .seconds(10)
     /// The game events the front is given (`DaemonEvent.game`); the others are not built. The
     /// game itself runs the same whatever is left out.
     public var gameEvents: GameEventKinds = .all

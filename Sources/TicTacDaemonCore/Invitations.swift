@@ -14,6 +14,11 @@ final class Invitations {
     private let lobby: Lobby
     private let matches: Matches
     private let random: CoreRandom
+    /// Declines per source address in the current second (`maxDeclinesPerAddressPerSecond`).
+    private var declinesBy: [String: RateWindow] = [:]
+    /// Until when a peer whose invitation to our player lapsed or was declined is answered
+    /// `busy` without asking the player (`reinviteQuiet`, Protocol.md §8).
+    private var quietUntil: [ID128: Instant] = [:]
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, random: CoreRandom) {
         self.config = config
@@ -60,9 +65,10 @@ final class Invitations {
         accept(link, invite, now: now)
     }
 
-    func decline() throws(CommandError) {
+    func decline(now: Instant) throws(CommandError) {
         guard let link = links.seatLink, let invite = link.incomingInvite else { throw .noInvitation }
         links.setActivity(link, .idle)
+        if let peer = link.peerID { quiet(peer, now: now) }
         outbox.send(link, .decline(gameID: invite.id, reason: .declined))
     }
 
@@ -154,7 +160,7 @@ final class Invitations {
     func received(_ invite: Invite, on link: Link, now: Instant) {
         guard let peer = link.peer else { return }
         guard let size = try? BoardSize(rows: Int(invite.rows), cols: Int(invite.cols), k: Int(invite.k)) else {
-            return outbox.send(link, .decline(gameID: invite.gameID, reason: .unsupported))
+            return refuse(invite, .unsupported, on: link, now: now)
         }
         let offered = Invitation(id: invite.gameID, size: size, at: now)
         if link.incomingInvite?.id == invite.gameID || link.match?.id == invite.gameID {
@@ -162,7 +168,7 @@ final class Invitations {
         }
         if link.match != nil || link.incomingInvite != nil {
             outbox.log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
-            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+            return refuse(invite, .busy, on: link, now: now)
         }
         let toPeer = links.links(to: peer.id).filter { $0.ready }
         if let mine = toPeer.first(where: { $0.outgoingInvite != nil }) {
@@ -174,7 +180,7 @@ final class Invitations {
             return accept(link, offered, now: now)
         }
         if toPeer.contains(where: { $0 !== link && $0.match != nil }) {
-            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy)) // one game per pair
+            return refuse(invite, .busy, on: link, now: now) // one game per pair
         }
         if dialing[peer.id] != nil {
             // We were dialling it to invite it, and it invited us first: play (the dial's link,
@@ -187,18 +193,51 @@ final class Invitations {
                 let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
                 if large >= config.maxLargeGamesPerAddress {
                     outbox.log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")
-                    return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+                    return refuse(invite, .busy, on: link, now: now)
                 }
             }
+            if !matches.rate.allows(peer.id, now: now) {
+                outbox.log("declined \(peer.name)'s invitation: busy (\(config.maxGamesPerPeerPerMinute) games within a minute)")
+                return refuse(invite, .busy, on: link, now: now)
+            }
             return accept(link, offered, now: now)
+        }
+        if let until = quietUntil[peer.id], now < until {
+            outbox.log("declined \(peer.name)'s invitation: busy (invited again within \(config.reinviteQuiet))")
+            return refuse(invite, .busy, on: link, now: now)
         }
         if links.seat != .idle, links.seat.link != link.id {
             // Busy with another peer: playing, inviting, dialling, or answering another invitation.
             outbox.log("declined \(peer.name)'s invitation: busy")
-            return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy))
+            return refuse(invite, .busy, on: link, now: now)
         }
         links.setActivity(link, .invited(offered))
         outbox.emit(.invited(by: peer, size: size))
+    }
+
+    /// DECLINE of the peer's INVITE, within the flood limits (Protocol.md §5): past them the
+    /// link is closed with ERROR instead.
+    private func refuse(_ invite: Invite, _ reason: DeclineReason, on link: Link, now: Instant) {
+        let perLink = config.maxDeclinesPerLinkPerSecond, perAddress = config.maxDeclinesPerAddressPerSecond
+        if perLink > 0, !link.declines.count(now: now, limit: perLink) {
+            return outbox.fail(link, .unexpectedMessage, "INVITE flood: more than \(perLink) declined in one second (Protocol.md §5)")
+        }
+        if perAddress > 0 {
+            if declinesBy.count >= 1024 { declinesBy = declinesBy.filter { !$0.value.isOver(at: now) } }
+            guard declinesBy[link.address, default: RateWindow()].count(now: now, limit: perAddress) else {
+                return outbox.fail(link, .unexpectedMessage,
+                                   "INVITE flood: more than \(perAddress) declined in one second from \(link.address) (Protocol.md §5)")
+            }
+        }
+        outbox.send(link, .decline(gameID: invite.gameID, reason: reason))
+    }
+
+    /// `peer`'s invitation to our player lapsed or was declined: its next one within
+    /// `reinviteQuiet` is declined `busy` unasked.
+    private func quiet(_ peer: ID128, now: Instant) {
+        guard config.reinviteQuiet > .zero else { return }
+        if quietUntil.count >= 256 { quietUntil = quietUntil.filter { now < $0.value } }
+        quietUntil[peer] = now + config.reinviteQuiet
     }
 
     /// ACCEPT: our invitation with that id becomes a game (any other id is a stale answer).
@@ -239,6 +278,7 @@ final class Invitations {
             links.setActivity(link, .idle)
             outbox.send(link, .decline(gameID: invite.id, reason: .noAnswer))
             outbox.emit(.inviteExpired(by: peer))
+            quiet(peer.id, now: now)
         }
     }
 

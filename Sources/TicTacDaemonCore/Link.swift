@@ -130,6 +130,8 @@ final class Link {
     /// PINGs heard in the current second, and when that second began (the flood limit,
     /// `DaemonConfig.maxPingsPerSecond`).
     var pingWindow: (start: Instant, count: Int)?
+    /// Invitations of the peer's we declined in the current second (`maxDeclinesPerLinkPerSecond`).
+    var declines = RateWindow()
 
     init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128,
          ephemeral: EphemeralKey? = nil) {
@@ -242,4 +244,24 @@ extension LinkRegistry {
         if link.match != nil { gameCount += 1 }
         if tracksSeat { seat.follow(link.id, activity) }
     }
+}
+
+/// Events counted per second from the first of each second (a flood limit).
+struct RateWindow {
+    private var start: Instant?
+    private var count = 0
+
+    /// Counts one event at `now`: false once more than `limit` came within one second.
+    mutating func count(now: Instant, limit: Int) -> Bool {
+        if let start, now - start < .seconds(1) {
+            count += 1
+            return count <= limit
+        }
+        start = now
+        count = 1
+        return true
+    }
+
+    /// Its second is over at `now` (an entry that can be forgotten).
+    func isOver(at now: Instant) -> Bool { start.map { now - $0 >= .seconds(1) } ?? true }
 }

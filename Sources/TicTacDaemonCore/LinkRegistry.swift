@@ -14,6 +14,11 @@ final class LinkRegistry {
     let tracksSeat: Bool
     /// Links carrying a match (closing ones included).
     var gameCount = 0
+    /// Links by source address, with the address's prefix (SourcePrefix), and the number of
+    /// links per prefix: kept as links come and go, so choosing whom to drop at the connection
+    /// limit (`linkToDrop`) does not group every link each time.
+    private var bySource: [String: (prefix: String, ids: Set<LinkID>)] = [:]
+    private var perPrefix: [String: Int] = [:]
 
     init(tracksSeat: Bool) {
         self.tracksSeat = tracksSeat
@@ -34,6 +39,9 @@ final class LinkRegistry {
     func insert(_ link: Link) {
         byID[link.id] = link
         last = link
+        let prefix = bySource[link.address]?.prefix ?? SourcePrefix.of(link.address)
+        bySource[link.address, default: (prefix, [])].ids.insert(link.id)
+        perPrefix[prefix, default: 0] += 1
     }
 
     /// Files `link` under the peer id its HELLO claims (it never changes after: the PROOF proves
@@ -56,6 +64,13 @@ final class LinkRegistry {
     func remove(_ id: LinkID) -> Link? {
         if last?.id == id { last = nil }
         guard let link = byID.removeValue(forKey: id) else { return nil }
+        if let source = bySource[link.address] {
+            var ids = source.ids
+            ids.remove(id)
+            bySource[link.address] = ids.isEmpty ? nil : (source.prefix, ids)
+            let n = perPrefix[source.prefix] ?? 1
+            perPrefix[source.prefix] = n > 1 ? n - 1 : nil
+        }
         if let peer = link.peerID {
             byPeer[peer]?.removeAll { $0 == id }
             if byPeer[peer]?.isEmpty == true { byPeer[peer] = nil }
@@ -80,6 +95,42 @@ final class LinkRegistry {
             ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
             ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
         return pick?.id
+    }
+
+    /// The link to drop so a newcomer from `address` gets a place (Protocol.md §5, `busy`): one
+    /// of the greediest source's, when that source holds at least two links more than the
+    /// newcomer's would. Sources are compared by prefix (SourcePrefix), then, within the
+    /// newcomer's own prefix, by address; from another prefix, its greediest address gives.
+    /// From that address: a link without a game first, then the one heard from least recently. Else an idle stranger (`idleLinkToDrop`), else nil.
+    func linkToDrop(forNewcomerFrom address: String) -> LinkID? {
+        let prefix = bySource[address]?.prefix ?? SourcePrefix.of(address)
+        let mine = perPrefix[prefix] ?? 0
+        var from: String? // the address to drop from
+        if let greedy = Self.greediest(perPrefix), greedy.key != prefix, greedy.value > mine + 1 {
+            from = greediestAddress(in: greedy.key)
+        } else if let greedy = greediestAddress(in: prefix), greedy != address,
+                  let n = bySource[greedy]?.ids.count, n > (bySource[address]?.ids.count ?? 0) + 1 {
+            from = greedy
+        }
+        let group = (from.flatMap { bySource[$0]?.ids } ?? []).compactMap { byID[$0] }.filter { !$0.closing }
+        let pick = group.filter { $0.match == nil }.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+            ?? group.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        return pick?.id ?? idleLinkToDrop()
+    }
+
+    /// The address in `prefix` with the most links (ties: the smaller, so the choice is reproducible).
+    private func greediestAddress(in prefix: String) -> String? {
+        var best: (address: String, count: Int)?
+        for (address, source) in bySource where source.prefix == prefix {
+            if let b = best, (b.count, address) >= (source.ids.count, b.address) { continue }
+            best = (address, source.ids.count)
+        }
+        return best?.address
+    }
+
+    /// The prefix with the most links (ties: the smaller key).
+    private static func greediest(_ counts: [String: Int]) -> (key: String, value: Int)? {
+        counts.max { ($0.value, $1.key) < ($1.value, $0.key) }
     }
 
     /// For tests: how the stored seat disagrees with a scan of the links, or nil when it agrees

@@ -11,6 +11,8 @@ final class Matches {
     private let outbox: Outbox
     private let lobby: Lobby
     let bot: BotScheduler
+    /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
+    let rate: GameRate
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
@@ -20,6 +22,7 @@ final class Matches {
         self.outbox = outbox
         self.lobby = lobby
         self.bot = bot
+        rate = GameRate(limit: config.bot == nil ? 0 : config.maxGamesPerPeerPerMinute)
     }
 
     /// The game our player is in (a human has one at a time): where `move`, `new` and `resign` go.
@@ -35,6 +38,7 @@ final class Matches {
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
         prepare(&match.game)
+        if let peer = link.peerID { rate.count(peer, now: now) }
         links.setActivity(link, .playing(match))
         match.game.handle(.start, now: now)
         drain(link, now: now)
@@ -196,6 +200,12 @@ final class Matches {
     /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
     private func rematch(_ link: Link, now: Instant) {
         guard link.match?.game.state == .done else { return } // the match ended with the game
+        if let peer = link.peer, !rate.allows(peer.id, now: now) {
+            // Past the peer's games for this minute (Protocol.md §5): the match ends instead.
+            outbox.log("ended the match with \(peer.name): \(config.maxGamesPerPeerPerMinute) games within a minute")
+            return end(link, byUs: true, now: now)
+        }
+        if let peer = link.peerID { rate.count(peer, now: now) }
         do throws(GameCommandError) {
             try link.match?.game.perform(.newGame, now: now)
         } catch {

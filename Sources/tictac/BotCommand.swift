@@ -33,11 +33,16 @@ struct BotCommand: ParsableCommand {
                                + "is declined as busy. Their searches share one thread.", valueName: "n"))
     var maxLargeGames = 2
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Games started with one peer within a minute at most (0: no limit); "
+                               + "one more is declined as busy, so one peer cannot use up --max-games.", valueName: "n"))
+    var maxGamesPerPeer = 30
+
     func validate() throws {
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be 1 or more, not \(maxGames)") }
         guard (0...64).contains(maxLargeGames) else {
             throw ValidationError("--max-large-games must be 0 to 64, not \(maxLargeGames)")
         }
+        if maxGamesPerPeer < 0 { throw ValidationError("--max-games-per-peer must be 0 or more, not \(maxGamesPerPeer)") }
     }
 
     func run() throws {
@@ -46,6 +51,7 @@ struct BotCommand: ParsableCommand {
         config.maxGames = maxGames
         config.json = json
         config.maxLargeGames = maxLargeGames
+        config.maxGamesPerPeer = maxGamesPerPeer
         try finish(BotApp.run(config))
     }
 }

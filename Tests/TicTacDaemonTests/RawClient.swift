@@ -22,11 +22,16 @@ final class RawClient {
     /// `receiveBuffer` sets SO_RCVBUF before connecting, so the window is small from the start
     /// (shrinking it on a connection that had already advertised a large window stalled that
     /// connection for seconds here: no data reached the daemon while our sends still succeeded).
-    init(port: UInt16, receiveBuffer: Int32? = nil) throws {
+    /// `source` binds the client's end to that loopback address (a source other than 127.0.0.1).
+    init(port: UInt16, receiveBuffer: Int32? = nil, source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0, let address = SocketAddress(ip: "127.0.0.1", port: port) else { throw NetError.last("socket") }
         if var size = receiveBuffer {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source {
+            guard let local = SocketAddress(ip: source, port: 0),
+                  local.withSockAddr({ Glibc.bind(fd, $0, $1) }) == 0 else { throw NetError.last("bind") }
         }
         let rc = address.withSockAddr { Glibc.connect(fd, $0, $1) }
         guard rc == 0 else { throw NetError.last("connect") }

@@ -271,6 +271,7 @@ import TicTacTime
             (["bot", "--port", "99999"], "--port must be 0 to 65535"),
             (["bot", "--port", "-1"], "--port must be 0 to 65535"),
             (["bot", "--max-games", "-3"], "--max-games must be 1 or more"),
+            (["bot", "--max-games-per-peer", "-1"], "--max-games-per-peer must be 0 or more"),
             (["play", "--rows", "-3"], "out of range"),
             (["peers", "--discovery-port", "70000"], "--discovery-port must be 1 to 65535"),
             (["play", "--local", "--port", "50000"], "--local plays without a network"),

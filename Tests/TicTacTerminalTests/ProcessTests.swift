@@ -333,9 +333,9 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
 
     @Test func aThousandBotGamesAllFinishAndAgree() throws {
         let n = 1000
-        let a = try TicTacProcess(["bot", "--name", "a", "--json", "--max-games", "\(n)"])
+        let a = try TicTacProcess(["bot", "--name", "a", "--json", "--max-games", "\(n)", "--max-games-per-peer", "0"])
         let port = try #require(a.await("ready")?["port"] as? Int)
-        let b = try TicTacProcess(["bot", "--name", "b", "--json", "--max-games", "\(n)", "--connect", "127.0.0.1:\(port)"])
+        let b = try TicTacProcess(["bot", "--name", "b", "--json", "--max-games", "\(n)", "--max-games-per-peer", "0", "--connect", "127.0.0.1:\(port)"])
         var ra: [String] = [], rb: [String] = []
         let end = Date().addingTimeInterval(120)
         while (ra.count < n || rb.count < n), Date() < end {

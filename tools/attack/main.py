@@ -13,6 +13,7 @@ import os
 import cases
 import cases_auth  # noqa: F401 (registers version 2's cases in cases.SERIAL)
 import cases_discovery
+import cases_fair  # noqa: F401 (registers the fair-share cases in cases.SERIAL and cases.PLAYER)
 import targets
 from targets import Process, free_port, wait_listening
 

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <malloc.h>
 
 /// Blocks the given signals for the calling thread and returns a nonblocking, close-on-exec
 /// signalfd that reports them, or -1 with errno set.

@@ -33,7 +33,16 @@
 //     `Bot(level: .random).chooseMove` (a uniform pick among the empty cells: the cheapest legal
 //     decision through the same entry point, including its preconditions).
 //
-//   serve PORT MAX_CONNECTIONS
+//   auth PORT VERSION HANDSHAKES MOVES WARMUP
+//     The cost of the authenticated stream (tools/bench/run, TICTAC_BENCH_ONLY=auth): against
+//     `serve PORT 64 VERSION`, HANDSHAKES handshakes one after the other, each by a fresh client
+//     daemon offering only VERSION (1: plain frames; 2: PROOF with the key schedule and sealed
+//     frames, Protocol.md §4), each timed from connect to the peer-found event (TCP connect,
+//     HELLO and PROOF both ways, both daemons' work); then MOVES timed 3 x 3 move round trips
+//     after WARMUP, as `moves`. Prints handshakes_per_s (the inverse of the mean), hs_p50_us,
+//     and the moves' p50_us/p99_us line.
+//
+//   serve PORT MAX_CONNECTIONS [VERSION]
 //     The load test's server beyond 4,096 connections: a bot daemon (perfect level) as `tictac
 //     bot` makes it, minus the front (which prints a line per finished game), with its
 //     connection cap (`Daemon.maxConnections`, by default at most 4,096) and its per-address
@@ -322,15 +331,17 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
 
 // MARK: - serve
 
-func serve(port: UInt16, maxConnections: Int) throws {
+func serve(port: UInt16, maxConnections: Int, version: UInt8? = nil) throws {
     let reactor = try Reactor()
     let random = RandomSource()
     var config = DaemonConfig(name: try DisplayName("load-server"), capabilities: [.tictactoe, .bot],
                               makeRandom: random.makeGenerator)
     config.bot = Bot(level: .perfect)
+    if let version { config.versions = version...version }
     // Section 3 of tools/bench/run uses PING as an echo, flat out: the flood limit (8 a second,
     // Protocol.md §6) is lifted. Section 5's clients PING only when silent, as the spec says.
     config.maxPingsPerSecond = 0
+    config.maxGamesPerPeerPerMinute = 0 // `auth` and section 5 play flat out with one peer each
     let daemon = try Daemon(reactor: reactor, config: config, port: port)
     daemon.maxConnections = maxConnections
     daemon.maxLinksPerAddress = maxConnections
@@ -365,6 +376,54 @@ func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String
     try moves(port: port, config: config, count: count, warmup: warmup, raw: raw, baton: baton)
 }
 
+// MARK: - auth
+
+func auth(port: UInt16, version: UInt8, handshakes: Int, count: Int, warmup: Int) throws {
+    guard let server = SocketAddress(ip: "127.0.0.1", port: port) else { fail("bad port") }
+    let reactor = try Reactor()
+    var idRandom = SplitMix64(seed: 0x6175_7468)
+    var times: [Int64] = []
+    times.reserveCapacity(handshakes)
+    var failure: String?
+    let name = try DisplayName("hs")
+    // One fresh client daemon (its own identity, made before the clock starts) per handshake.
+    func next() {
+        guard times.count < handshakes else { return reactor.stop() }
+        var config = DaemonConfig(identity: Identity(using: &idRandom), name: name, makeRandom: Seeds(3).make)
+        config.versions = version...version
+        let client: Daemon
+        do { client = try Daemon(reactor: reactor, config: config) } catch { failure = "\(error)"; return reactor.stop() }
+        var start: Int64 = 0
+        client.onEvent = { event in
+            switch event {
+            case .peerFound:
+                times.append(monotonicNanoseconds() - start)
+                client.leave()
+                reactor.schedule(after: .zero) { next() }
+            case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
+                if start != 0, times.count < handshakes, failure == nil, case .connectFailed = event { failure = reason; reactor.stop() }
+            case let .protocolError(_, _, message, _):
+                failure = message
+                reactor.stop()
+            default: break
+            }
+        }
+        start = monotonicNanoseconds()
+        client.connect(to: server)
+    }
+    next()
+    reactor.schedule(after: .seconds(120)) { reactor.stop() }
+    try reactor.run()
+    if let failure { fail("auth: \(failure)") }
+    guard times.count == handshakes else { fail("auth: only \(times.count) of \(handshakes) handshakes in 120 s") }
+    let mean = Double(times.reduce(0, +)) / Double(handshakes)
+    times.sort()
+    print("version=\(version) handshakes=\(handshakes) handshakes_per_s=\(format2(1e9 / mean)) hs_p50_us=\(format2(Double(times[handshakes / 2]) / 1e3)) hs_p99_us=\(format2(Double(times[handshakes * 99 / 100]) / 1e3))")
+    var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"), makeRandom: Seeds(7).make)
+    config.versions = version...version
+    try moves(port: port, config: config, count: count, warmup: warmup)
+}
+
 // MARK: - main
 
 switch (args.count > 1 ? args[1] : "", args.count) {
@@ -376,11 +435,13 @@ case ("moves", 7), ("moves", 8), ("moves", 11):
               baton: args.count == 11 ? Baton(input: args[8], output: args[9], block: number(10)) : nil)
 case ("decide", 3):
     decide(rounds: number(2))
-case ("serve", 4):
-    try serve(port: number(2), maxConnections: number(3))
+case ("serve", 4), ("serve", 5):
+    try serve(port: number(2), maxConnections: number(3), version: args.count == 5 ? number(4) as UInt8 : nil)
+case ("auth", 7):
+    try auth(port: number(2), version: number(3), handshakes: number(4), count: number(5), warmup: number(6))
 case ("load", 6), ("load", 7), ("load", 8):
     try load(port: number(2), connections: number(3), seconds: number(4), serverPID: number(5),
              generator: args.count >= 7 ? number(6) : 0, think: .milliseconds(args.count == 8 ? number(7) as Int64 : 0))
 default:
-    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE [BATON_IN BATON_OUT BLOCK]] | decide ROUNDS | serve PORT MAX_CONNECTIONS | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]")
+    fail("usage: tictac-bench echo PORT | moves PORT SIZE K COUNT WARMUP [RAWFILE [BATON_IN BATON_OUT BLOCK]] | decide ROUNDS | auth PORT VERSION HANDSHAKES MOVES WARMUP | serve PORT MAX_CONNECTIONS [VERSION] | load PORT CONNECTIONS SECONDS SERVER_PID [GENERATOR [THINK_MS]]")
 }
