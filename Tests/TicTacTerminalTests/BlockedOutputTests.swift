@@ -11,6 +11,7 @@ import Testing
         _ = fcntl(stdout.fileHandleForWriting.fileDescriptor, 1031 /* F_SETPIPE_SZ */, 4096)
         let stuck = Process()
         stuck.executableURL = CLITests.binary
+        stuck.environment = ownStateEnvironment()
         stuck.arguments = ["play", "--plain", "--json", "--name", "stuck", "--no-broadcast", "--no-dnssd"]
         stuck.standardInput = stdin
         stuck.standardOutput = stdout

@@ -179,6 +179,7 @@ import TicTacTime
     private func run(_ args: [String], input: String) throws -> (status: Int32, out: String, err: String) {
         let p = Process()
         p.executableURL = Self.binary
+        p.environment = ownStateEnvironment()
         p.arguments = args
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         p.standardInput = stdin
@@ -363,6 +364,7 @@ import TicTacTime
     @Test func theBotSaysWhereItListens() throws {
         let p = Process()
         p.executableURL = Self.binary
+        p.environment = ownStateEnvironment()
         p.arguments = ["bot", "--name", "botty", "--no-broadcast", "--no-dnssd"]
         let out = Pipe()
         p.standardOutput = out

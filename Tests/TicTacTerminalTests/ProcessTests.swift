@@ -6,6 +6,18 @@ import TicTacDaemonCore
 import TicTacEngine
 import TicTacWire
 
+/// The environment for a tictac started by a test: a state directory of its own, so daemons
+/// started side by side never find theirs in use (and say so on standard error).
+/// It lives under the run's own XDG_STATE_HOME when tools/test set one (removed at the end).
+func ownStateEnvironment() -> [String: String] {
+    var env = ProcessInfo.processInfo.environment
+    let base = env["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+    var template = Array("\(base)/tictac-test-state.XXXXXX".utf8CString)
+    let dir = template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!).map { String(cString: $0) } } ?? "/tmp"
+    env["XDG_STATE_HOME"] = dir
+    return env
+}
+
 /// A `tictac` process driven over pipes, read one JSON event at a time with a deadline.
 final class TicTacProcess {
     let process = Process()
@@ -15,6 +27,7 @@ final class TicTacProcess {
 
     init(_ args: [String]) throws {
         process.executableURL = CLITests.binary
+        process.environment = ownStateEnvironment()
         // Tests that name their peers with --connect keep discovery off: other tests' daemons
         // share the namespace (and its private Avahi). A test that wants discovery gives its own
         // --discovery-port, so it meets only its own daemons.
@@ -284,6 +297,7 @@ func playLowestFree(_ p: TicTacProcess, games: Int) -> [String] {
         try "not a key\n".write(toFile: path, atomically: false, encoding: .utf8)
         let p = Process()
         p.executableURL = CLITests.binary
+        p.environment = ownStateEnvironment()
         p.arguments = ["bot", "--identity", path]
         let err = Pipe()
         p.standardError = err
