@@ -67,8 +67,15 @@ def _quit(route, p, gid):
 def _one_game(t, route, kept):
     """One game of a cheater that quits when it would move second. Returns (our id, stayed)."""
     if route == "cancel-invite":
-        p = kept.get("p") or ready_peer(t.bot_port)
-        kept["p"] = p
+        # One link for many games, but a fresh one every 10: a bot plays at most 30 games per
+        # peer per minute (Protocol.md §5), and each game here can count twice (ours, its rematch).
+        if kept.get("p") is None or kept.get("uses", 0) >= 10:
+            if kept.get("p"):
+                kept["p"].send(w.leave())
+                kept["p"].close()
+            kept["p"], kept["uses"] = ready_peer(t.bot_port), 0
+        kept["uses"] += 1
+        p = kept["p"]
     else:
         p = ready_peer(t.bot_port)
     gid = os.urandom(16)
