@@ -16,8 +16,8 @@ final class DaemonState {
     private(set) var store: GameStore?
     /// One line each for the player, about what could not be kept.
     private(set) var notices: [String] = []
-    /// The store's row for the game each match is playing (facts name the match and number).
-    private var games: [ID128: (number: Int, row: Int64)] = [:]
+    /// The store's row of each game being played, by its key.
+    private var games: [ID128: Int64] = [:]
     /// Where later notices go (a store that fails mid-run).
     var notify: (String) -> Void = { _ in }
 
@@ -111,42 +111,34 @@ final class DaemonState {
     func record(_ r: GameFactRecord, us: ID128) { record([r], us: us) }
 
     private func write(_ r: GameFactRecord, us: ID128, now: Int64, to store: GameStore) throws(StoreError) {
-        do {
-            // A game gets its row when the roll decides (or it ends first, by a forfeit): one
-            // that stopped before has nothing to keep.
-            switch r.fact {
-            case .started:
-                games[r.match] = nil
-                return
-            default:
-                break
-            }
-            let row: Int64
-            if let known = games[r.match], known.number == r.number {
-                row = known.row
-            } else {
-                row = try store.gameStarted(match: r.match, number: r.number, peer: r.peer, peerName: r.peerName,
-                                            us: us, size: r.size, at: now)
-                games[r.match] = (r.number, row)
-            }
-            switch r.fact {
-            case .started:
-                break // returned above
-            case let .decided(weMoveFirst, key, moveTime):
-                try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
-            case let .moved(number, cell, byUs):
-                try store.move(game: row, number: number, cell: cell, byUs: byUs, at: now)
-            case let .ended(result, how):
-                try store.gameEnded(game: row, state: .finished, result: result, ending: how.rawValue, at: now)
-                games[r.match] = nil // a crossing's later draw finds the row again
-            case .interrupted:
-                try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
-            case .adjourned:
-                try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
-            case .void:
-                try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
-                games[r.match] = nil
-            }
+        // A game gets its row when its roll decides (or when it ends first, by a forfeit): one
+        // that stopped before has nothing to keep.
+        if case .started = r.fact { return }
+        let row: Int64
+        if let key = r.key, let known = games[key] {
+            row = known
+        } else {
+            row = try store.gameStarted(match: r.match, number: r.number, peer: r.peer, peerName: r.peerName,
+                                        us: us, size: r.size, key: r.key, at: now)
+            if let key = r.key { games[key] = row }
+        }
+        switch r.fact {
+        case .started:
+            break // returned above
+        case let .decided(weMoveFirst, key, moveTime):
+            try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
+        case let .moved(number, cell, byUs):
+            try store.move(game: row, number: number, cell: cell, byUs: byUs, at: now)
+        case let .ended(result, how):
+            try store.gameEnded(game: row, state: .finished, result: result, ending: how.rawValue, at: now)
+            if let key = r.key { games[key] = nil } // a crossing's later draw finds the row by its key
+        case .interrupted:
+            try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
+        case .adjourned:
+            try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
+        case .void:
+            try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
+            if let key = r.key { games[key] = nil }
         }
     }
 

@@ -223,14 +223,17 @@ public struct GameFactRecord: Sendable, Equatable {
     public var size: BoardSize
     /// The game number within the match this fact is about (1 for the first).
     public var number: Int
+    /// The game's key (`GameKey`) once its roll decided: what the history knows the game by.
+    public var key: ID128?
     public var fact: GameFact
 
-    public init(peer: ID128, peerName: String, match: ID128, size: BoardSize, number: Int, fact: GameFact) {
+    public init(peer: ID128, peerName: String, match: ID128, size: BoardSize, number: Int, key: ID128? = nil, fact: GameFact) {
         self.peer = peer
         self.peerName = peerName
         self.match = match
         self.size = size
         self.number = number
+        self.key = key
         self.fact = fact
     }
 }

@@ -223,6 +223,14 @@ struct Invitation {
     let at: Instant
 }
 
+extension GameFactRecord {
+    /// `fact` of the game `match` plays, against `peer`.
+    init(_ fact: GameFact, of match: Match, peer: ID128, peerName: String, number: Int? = nil) {
+        self.init(peer: peer, peerName: peerName, match: match.id, size: match.game.size, number: number ?? match.game.round,
+                  key: match.game.key, fact: fact)
+    }
+}
+
 /// An accepted invitation in play. A class, so the game is mutated where it lives.
 final class Match {
     /// The accepted invitation's game id: CANCEL naming it ends the match.

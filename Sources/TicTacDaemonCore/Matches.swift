@@ -80,8 +80,7 @@ final class Matches {
         guard config.keepsHistory, let match = link.match, let peer = link.peer, match.game.key != nil else { return }
         switch match.game.state {
         case .rollingDice, .myTurn, .opponentTurn:
-            outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id, size: match.game.size,
-                                                 number: match.game.round, fact: fact)))
+            outbox.append(.record(GameFactRecord(fact, of: match, peer: peer.id, peerName: peer.name)))
         case .beginning, .interrupted, .done:
             break
         }
@@ -154,11 +153,11 @@ final class Matches {
                     }
                 case let .fail(code, text):
                     return outbox.fail(link, code, text)
-                case let .record(fact):
+                case let .record(fact, key):
                     guard let peer = link.peer, let match = link.match else { continue }
                     let number = if case let .started(n) = fact { n } else { match.game.round }
-                    outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id,
-                                                         size: match.game.size, number: number, fact: fact)))
+                    outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: match.id, size: match.game.size,
+                                                         number: number, key: key, fact: fact)))
                 }
             }
             pending.clearKeepingCapacity()

@@ -124,8 +124,7 @@ final class Suspensions {
         guard let s = games[peer], s.until != nil else { return }
         s.until = nil
         if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
-        outbox.append(.record(GameFactRecord(peer: peer, peerName: s.peer.name, match: s.match.id, size: s.match.game.size,
-                                             number: s.match.game.round, fact: .adjourned)))
+        outbox.append(.record(GameFactRecord(.adjourned, of: s.match, peer: peer, peerName: s.peer.name)))
         outbox.emit(.gameAdjourned(s.peer))
     }
 
@@ -238,8 +237,7 @@ final class Suspensions {
     /// The game cannot go on: recorded void, nothing invented.
     private func void(_ s: Suspended, _ why: String) {
         s.match.game.void()
-        outbox.append(.record(GameFactRecord(peer: s.peer.id, peerName: s.peer.name, match: s.match.id, size: s.match.game.size,
-                                             number: s.match.game.round, fact: .void)))
+        outbox.append(.record(GameFactRecord(.void, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
         outbox.emit(.gameVoid(s.peer, reason: why))
         forget(s.peer.id)
     }
@@ -253,9 +251,10 @@ final class Suspensions {
     private func flushFacts(_ s: Suspended) {
         var actions: [GameAction] = []
         s.match.game.pollActions(into: &actions)
-        for case let .record(fact) in actions {
-            outbox.append(.record(GameFactRecord(peer: s.peer.id, peerName: s.peer.name, match: s.match.id,
-                                                 size: s.match.game.size, number: s.match.game.round, fact: fact)))
+        for case let .record(fact, key) in actions {
+            var r = GameFactRecord(fact, of: s.match, peer: s.peer.id, peerName: s.peer.name)
+            r.key = key
+            outbox.append(.record(r))
         }
         for case let .show(event) in actions where config.gameEvents.contains(event.kind) {
             outbox.emit(.game(event, opponent: s.peer))

@@ -73,6 +73,8 @@ public struct GameSession: SansIOCore {
     public var recordsFacts = false
     /// The game's id once the roll decided (`GameKey`); nil before.
     public internal(set) var key: ID128?
+    /// The key of the last game that ended.
+    var lastKey: ID128?
 
     /// Where the game is, with what only that state holds.
     enum Phase {
@@ -400,7 +402,7 @@ public struct GameSession: SansIOCore {
         score.lost -= 1
         score.drawn += 1
         lastResult = .draw
-        record(.ended(.draw, how: .crossed))
+        if recordsFacts { actions.append(.record(.ended(.draw, how: .crossed), key: lastKey)) } // the game that ended
         if case .done = phase { show(.gameOver(result: .draw, line: nil, resigned: true)) }
         show(.score(score))
     }
@@ -448,6 +450,7 @@ public struct GameSession: SansIOCore {
         case .draw: score.drawn += 1
         }
         lastResult = result
+        lastKey = key
         if recordsFacts, !recorded { record(.ended(result, how: how ?? Self.how(ending, line: line))) }
         crossing.ended(ending, resignedIn: resignedIn)
         phase = .done(rematchAt: now + rematchDelay, early: RollExchange())
@@ -463,7 +466,7 @@ public struct GameSession: SansIOCore {
     mutating func emit(_ action: consuming GameAction) { actions.append(action) }
 
     mutating func record(_ fact: GameFact) {
-        if recordsFacts { actions.append(.record(fact)) }
+        if recordsFacts { actions.append(.record(fact, key: key)) }
     }
 
     /// How the history names an ending the caller did not name.

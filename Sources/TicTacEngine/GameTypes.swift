@@ -98,7 +98,9 @@ public enum GameAction: Sendable, Equatable {
     /// The peer broke the protocol: send ERROR(code, message) and close the connection.
     case fail(ErrorCode, String)
     /// For the history (`GameSession.recordsFacts`): store it before the frames that follow.
-    case record(GameFact)
+    /// `key`: the game it is about (nil before its roll decided); a crossing's draw can come
+    /// after the next game began.
+    case record(GameFact, key: ID128?)
 }
 
 /// What happens to the game from outside it: never refused (a remote fault becomes `.fail`).

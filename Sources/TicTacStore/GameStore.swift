@@ -73,26 +73,28 @@ public final class GameStore {
         }
     }
 
-    /// Records a game starting (or finds it, if this match's game `number` is already stored):
-    /// returns the store's id for it.
+    /// Records a game (or finds it, when a game with `key` is stored already): returns the
+    /// store's id for it. A game is known by its key, which both sides drew (a match id is the
+    /// inviter's alone, and a peer may repeat one); one without a key (it ended before its roll
+    /// decided) is always a new row.
     @discardableResult
     public func gameStarted(match: ID128, number: Int, peer: ID128, peerName: String, us: ID128,
-                            size: BoardSize, at ms: Int64) throws(StoreError) -> Int64 {
+                            size: BoardSize, key: ID128? = nil, at ms: Int64) throws(StoreError) -> Int64 {
         try write { db in
             try db.cachedStatement(sql: """
                 INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
                 """).execute(arguments: [peer.description, peerName, ms, ms])
-            try db.cachedStatement(sql: """
-                INSERT INTO games (matchID, number, peerID, ourID, rows, cols, k, startedAt, state)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing') ON CONFLICT (peerID, matchID, number) DO NOTHING
-                """).execute(arguments: [match.description, number, peer.description, us.description,
-                                 size.rows, size.cols, size.k, ms])
-            guard let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM games WHERE peerID = ? AND matchID = ? AND number = ?"),
-                                              arguments: [peer.description, match.description, number]) else {
-                throw StoreError.failed(path, message: "the game just stored is missing")
+            if let key, let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM games WHERE key = ?"),
+                                                    arguments: [key.description]) {
+                return id
             }
-            return id
+            try db.cachedStatement(sql: """
+                INSERT INTO games (matchID, number, key, peerID, ourID, rows, cols, k, startedAt, state)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')
+                """).execute(arguments: [match.description, number, key?.description, peer.description, us.description,
+                                         size.rows, size.cols, size.k, ms])
+            return db.lastInsertedRowID
         }
     }
 

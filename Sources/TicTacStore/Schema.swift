@@ -16,7 +16,7 @@ enum Schema {
                 CREATE TABLE games (
                     id INTEGER PRIMARY KEY,
                     matchID TEXT NOT NULL,                  -- the accepted invitation's id
-                    key TEXT UNIQUE,                        -- the game's id from both rolls (GameKey), once decided
+                    key TEXT UNIQUE,                        -- the game's id from both rolls (GameKey): what a game is known by
                     number INTEGER NOT NULL,                -- 1 for the match's first game
                     peerID TEXT NOT NULL REFERENCES peers(id),
                     ourID TEXT NOT NULL,
@@ -27,8 +27,7 @@ enum Schema {
                     endedAt INTEGER,
                     state TEXT NOT NULL CHECK (state IN ('playing', 'interrupted', 'adjourned', 'finished', 'void')),
                     result TEXT CHECK (result IN ('won', 'lost', 'draw')),
-                    ending TEXT,                            -- how it ended: line, full, resigned, time, forfeit, ...
-                    UNIQUE (peerID, matchID, number)        -- a match id is the inviter's: only unique per peer
+                    ending TEXT                             -- how it ended: line, full, resigned, time, forfeit, ...
                 ) STRICT;
                 CREATE INDEX games_by_peer ON games(peerID, startedAt);
                 CREATE TABLE moves (

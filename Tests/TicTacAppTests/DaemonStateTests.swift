@@ -18,8 +18,9 @@ import TicTacWire
         return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
     }
 
-    func fact(_ f: GameFact, number: Int = 1) -> GameFactRecord {
-        GameFactRecord(peer: ben, peerName: "ben", match: match, size: .classic, number: number, fact: f)
+    /// A fact of the game with `key` (facts before the roll decided have none).
+    func fact(_ f: GameFact, number: Int = 1, key: ID128? = ID128(high: 7, low: 7)) -> GameFactRecord {
+        GameFactRecord(peer: ben, peerName: "ben", match: match, size: .classic, number: number, key: key, fact: f)
     }
 
     @Test func factsBecomeAGameWithItsMovesAndTheScore() throws {
@@ -44,10 +45,10 @@ import TicTacWire
 
     @Test func aGameStoppedBeforeItsRollLeavesNoRowAndOneCutMidwayIsInterrupted() throws {
         let state = DaemonState(path: tempDir())
-        state.record(fact(.started(number: 1)), us: ann) // the core sends no `interrupted` before the roll decides
+        state.record(fact(.started(number: 1), key: nil), us: ann) // the core sends no `interrupted` before the roll decides
         #expect(try state.store?.history().isEmpty == true)
         state.record(fact(.started(number: 2), number: 2), us: ann)
-        state.record(fact(.decided(weMoveFirst: false, key: ID128(high: 3, low: 3), moveTime: 0), number: 2), us: ann)
+        state.record(fact(.decided(weMoveFirst: false, key: ID128(high: 7, low: 7), moveTime: 0), number: 2), us: ann)
         state.record(fact(.interrupted, number: 2), us: ann)
         #expect(try state.store?.history().map(\.state) == [.interrupted])
     }
@@ -82,7 +83,7 @@ import TicTacWire
         let state = DaemonState(path: tempDir())
         var said: [String] = []
         state.notify = { said.append($0) }
-        state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 4, low: 4), moveTime: 0)), us: ann)
+        state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 7, low: 7), moveTime: 0)), us: ann)
         // Move 3 without moves 1 and 2: the store refuses it, as a write that fails.
         state.record(fact(.moved(number: 3, cell: 1, byUs: true)), us: ann)
         state.record(fact(.moved(number: 4, cell: 2, byUs: false)), us: ann)
@@ -92,7 +93,7 @@ import TicTacWire
 
     @Test func historyTextNamesCellsAndJSONGivesEveryField() throws {
         let state = DaemonState(path: tempDir())
-        for f: GameFact in [.decided(weMoveFirst: false, key: ID128(high: 5, low: 5), moveTime: 0), .moved(number: 1, cell: 0, byUs: false),
+        for f: GameFact in [.decided(weMoveFirst: false, key: ID128(high: 7, low: 7), moveTime: 0), .moved(number: 1, cell: 0, byUs: false),
                             .moved(number: 2, cell: 8, byUs: true), .ended(.won, how: .time)] {
             state.record(fact(f), us: ann)
         }
@@ -103,5 +104,21 @@ import TicTacWire
         let json = HistoryApp.json(g).serialized
         #expect(json.contains(#""moves":[{"cell":"a1","by":"peer"},{"cell":"c3","by":"you"}]"#))
         #expect(json.contains(#""result":"won","ending":"time","youMovedFirst":false"#))
+    }
+}
+
+extension DaemonStateTests {
+    /// A match id is the inviter's alone: a peer that repeats one (or a seeded test peer that
+    /// starts afresh) gets a new game each time, never another game's row.
+    @Test func gamesAreKnownByTheirKeyNotTheInvitersMatchID() throws {
+        let state = DaemonState(path: tempDir())
+        for (i, key) in [ID128(high: 1, low: 9), ID128(high: 2, low: 9)].enumerated() {
+            state.record(fact(.decided(weMoveFirst: true, key: key, moveTime: 0), key: key), us: ann)
+            state.record(fact(.moved(number: 1, cell: i, byUs: true), key: key), us: ann)
+            state.record(fact(.ended(.won, how: .resigned), key: key), us: ann)
+        }
+        let games = try #require(try state.store?.history())
+        #expect(games.count == 2 && state.store != nil)
+        #expect(games.map { $0.moves.map(\.cell) } == [[1], [0]])
     }
 }

@@ -51,7 +51,7 @@ import TicTacWire
         _ = s.pollActions()
         try s.perform(.move(4), now: p.now)
         let actions = s.pollActions()
-        let recordAt = try #require(actions.firstIndex { if case .record(.moved(_, 4, true)) = $0 { true } else { false } })
+        let recordAt = try #require(actions.firstIndex { if case .record(.moved(_, 4, true), _) = $0 { true } else { false } })
         let sendAt = try #require(actions.firstIndex { if case .send(.move(4)) = $0 { true } else { false } })
         #expect(recordAt < sendAt)
     }
@@ -64,10 +64,10 @@ import TicTacWire
         _ = s.pollActions()
         try s.perform(.resign, now: p.now)
         let actions = s.pollActions()
-        let recordAt = try #require(actions.firstIndex { $0 == .record(.ended(.lost, how: .resigned)) })
+        let recordAt = try #require(actions.firstIndex { if case .record(.ended(.lost, how: .resigned), _) = $0 { true } else { false } })
         let sendAt = try #require(actions.firstIndex { $0 == .send(.resign) })
         #expect(recordAt < sendAt)
-        #expect(actions.filter { if case .record(.ended) = $0 { true } else { false } }.count == 1)
+        #expect(actions.filter { if case .record(.ended, _) = $0 { true } else { false } }.count == 1)
     }
 
     @Test func aClockThatRunsOutIsRecordedAsTimeNotResigned() throws {

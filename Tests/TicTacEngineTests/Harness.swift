@@ -111,7 +111,7 @@ struct Pair {
             case let .send(m): toB.append(m)
             case let .show(e): shownA.append(e)
             case let .fail(c, s): failures.append(("a", c, s))
-            case let .record(f): factsA.append(f)
+            case let .record(f, _): factsA.append(f)
             }
         }
         for action in b.pollActions() {
@@ -119,7 +119,7 @@ struct Pair {
             case let .send(m): toA.append(m)
             case let .show(e): shownB.append(e)
             case let .fail(c, s): failures.append(("b", c, s))
-            case let .record(f): factsB.append(f)
+            case let .record(f, _): factsB.append(f)
             }
         }
     }

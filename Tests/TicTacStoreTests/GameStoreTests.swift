@@ -59,12 +59,16 @@ import TicTacWire
         #expect(try store.history().first?.moves.count == 1)
     }
 
-    @Test func startingTheSameGameTwiceFindsIt() throws {
+    @Test func startingTheSameGameTwiceFindsItByItsKey() throws {
         let store = try GameStore()
-        let a = try store.gameStarted(match: match, number: 1, peer: ben, peerName: "ben", us: ann, size: .classic, at: 0)
-        let b = try store.gameStarted(match: match, number: 1, peer: ben, peerName: "ben", us: ann, size: .classic, at: 9)
-        let count = try store.history().count
-        #expect(a == b && count == 1)
+        let key = ID128(high: 5, low: 5)
+        let a = try store.gameStarted(match: match, number: 1, peer: ben, peerName: "ben", us: ann, size: .classic, key: key, at: 0)
+        let b = try store.gameStarted(match: match, number: 1, peer: ben, peerName: "ben", us: ann, size: .classic, key: key, at: 9)
+        #expect(try a == b && store.history().count == 1)
+        // The same match id and number with another key (a peer repeating its match id) is another game.
+        let c = try store.gameStarted(match: match, number: 1, peer: ben, peerName: "ben", us: ann, size: .classic,
+                                      key: ID128(high: 6, low: 6), at: 10)
+        #expect(try c != a && store.history().count == 2)
     }
 
     @Test func aPeerIsFoundByItsLastName() throws {
