@@ -75,6 +75,10 @@ public struct DaemonConfig {
     /// (Protocol.md §13); zero: such a game ends as in version 1. Needs `.resume` in
     /// `capabilities` and a peer that has it.
     public var resumeWindow: Duration = .seconds(600)
+    /// Games kept across a lost link at most, and finished ones remembered at most (Protocol.md
+    /// §13): a stream of peers that each play a move and vanish cannot grow a daemon without end.
+    /// Past it, a game whose link is lost ends as in version 1.
+    public var maxKeptGames = 1024
     /// Unfinished games from the history (a restart): offered to their peers when they are back.
     public var restored: [RestoredGame] = []
 

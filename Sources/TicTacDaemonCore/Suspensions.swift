@@ -53,7 +53,7 @@ final class Suspensions {
     /// Games rebuilt from the history after a restart: adjourned, offered to their peers when
     /// they are back (dialled as soon as discovery sees them).
     func restore(_ restored: [RestoredGame]) {
-        for r in restored where games[r.peer.id] == nil {
+        for r in restored.prefix(config.maxKeptGames) where games[r.peer.id] == nil {
             var game = r.game
             matches.prepare(&game)
             games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: game), until: nil,
@@ -67,11 +67,12 @@ final class Suspensions {
     func keep(_ link: Link, peer: PeerInfo, now: Instant) -> Bool {
         if let match = link.match, match.game.state == .done, match.game.key != nil, !link.faulted,
            peer.capabilities.contains(.resume) {
+            if finished.count >= config.maxKeptGames { finished.removeAll() } // only a missed last move is lost
             finished[peer.id] = (match, match.game.endedByOurResignation)
         }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
-              match.game.pause(now: now) else { return false }
+              games.count < config.maxKeptGames, match.game.pause(now: now) else { return false }
         let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
                              dialled: link.port.map { (link.address, $0) }, now: now)
         games[peer.id] = held

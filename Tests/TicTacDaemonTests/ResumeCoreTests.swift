@@ -227,6 +227,25 @@ import TicTacTime
         #expect(n.records[1].contains { if case .ended(.won, _) = $0.fact { true } else { false } })
     }
 
+    @Test func pastItsBoundALostGameEndsAsInVersionOne() throws {
+        var ann = resuming("ann", seed: 61)
+        ann.maxKeptGames = 1
+        var n = CoreNet(ann, resuming("ben", seed: 62), resuming("cy", seed: 63))
+        for other in [1, 2] {
+            _ = n.connect(dialler: 0, to: other)
+            n.settle()
+            try n.command(0, .invite(other == 1 ? "ben" : "cy"))
+            n.settle()
+            try n.command(other, .accept)
+            n.settle()
+            try play(&n, moves: 1)
+            n.close(try lastLink(n))
+            if other == 1 { try n.command(0, .leaveMatch) } // adjourned: ann is free to play cy
+        }
+        #expect(interrupted(n, 0) == 1, "the first game is kept, the second is not: the bound is 1")
+        #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)
+    }
+
     @Test func aProtocolFaultEndsTheGameAsBefore() throws {
         var n = try inGame()
         try play(&n, moves: 1)
