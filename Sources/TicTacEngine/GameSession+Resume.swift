@@ -44,12 +44,12 @@ extension GameSession {
         show(ourTurn ? .yourTurn : .opponentTurn)
     }
 
-    /// What the front needs to draw a resumed game from nothing: the start, the board, the turn.
+    /// What the front needs to draw a resumed game from nothing: the start and the board (the
+    /// turn follows from `resume`).
     public mutating func showResumed() {
-        guard case let .paused(ourTurn, _) = phase else { return }
+        guard isPaused else { return }
         show(.gameStarted(piece: piece, first: piece == .o, size: size))
         showBoard()
-        _ = ourTurn
     }
 
     /// Our player resigned while the link was down: a loss, recorded now; the peer is told in
