@@ -1,4 +1,3 @@
-import TicTacEngine
 
 /// A cell named the way board-game players name one: column letter, then row number (`c7`),
 /// rows counted from 1 at the top. The same names work on every board size, in the full-screen
