@@ -1,4 +1,3 @@
-
 /// A cell named the way board-game players name one: column letter, then row number (`c7`),
 /// rows counted from 1 at the top. The same names work on every board size, in the full-screen
 /// front and in plain mode (`move c7`); the 1-based cell number (`move 12`) works too.
