@@ -16,7 +16,7 @@ final class DaemonState {
     private(set) var store: GameStore?
     /// One line each for the player, about what could not be kept.
     private(set) var notices: [String] = []
-    /// The store's row of each game being played, by its key.
+    /// The store's row of each game in play, by its key.
     private var games: [ID128: Int64] = [:]
     /// Where later notices go (a store that fails mid-run).
     var notify: (String) -> Void = { _ in }
@@ -138,7 +138,11 @@ final class DaemonState {
             try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
         case .void:
             try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
-            if let key = r.key { games[key] = nil }
+        }
+        // Only games in play stay in the cache; one that stopped is found again by its key.
+        switch r.fact {
+        case .interrupted, .adjourned, .void: if let key = r.key { games[key] = nil }
+        default: break
         }
     }
 
