@@ -15,9 +15,11 @@ public struct Story: Sendable {
     /// as abnormal.
     public var other = false
 
-    /// `{"event":..,"t":..,...}`, in the style of plain mode's `--json`.
+    /// `{"event":..,"t":..,...,"abnormal":..}`, in the style of plain mode's `--json`;
+    /// `abnormal` is what the text marks `!!` and the summary counts.
     public var json: String {
-        JSON.object([("event", .string(event)), ("t", .string(String(format3(at))))] + fields).serialized
+        JSON.object([("event", .string(event)), ("t", .string(String(format3(at))))] + fields
+                    + [("abnormal", .bool(abnormal))]).serialized
     }
 
     public var line: String { "\(format3(at))s  \(abnormal ? "!! " : other ? "-- " : "")\(text)" }

@@ -99,7 +99,7 @@ public struct Packet: Sendable, Equatable {
             case .notIP: "not IP"
             case let .notTCPOrUDP(p): "IP protocol \(p), neither TCP nor UDP"
             case .fragment: "an IP fragment"
-            case .ipv6Fragment: "an IPv6 fragment (not reassembled: its stream is incomplete)"
+            case .ipv6Fragment: "an IPv6 fragment whose Fragment header is cut short: its stream is incomplete"
             }
         }
     }

@@ -201,11 +201,11 @@ public struct Capture: Sendable {
         datagrams = []
         skipped = []
         others = []
-        var fragments = IPv4Fragments()
+        var fragments = IPFragments()
         for (i, captured) in file.packets.enumerated() {
             let parsed: Result<Packet, Packet.Skipped>
             switch Packet.ipBytes(captured, linkType: file.linkType) {
-            case let .success(ip) where IPv4Fragments.isFragment(ip):
+            case let .success(ip) where IPFragments.isFragment(ip):
                 guard let whole = fragments.add(ip, packet: i, time: captured.time) else { continue }
                 parsed = Packet.parseIP(whole[...], time: captured.time)
             case let .success(ip): parsed = Packet.parseIP(ip, time: captured.time)
