@@ -122,8 +122,9 @@ public final class Daemon {
 
     /// `dialling`: the peer the core asked for; its failure goes back to the core. `onFailure`:
     /// the caller handles the failure instead (retries).
-    private func connect(to addresses: [SocketAddress], dialling peer: ID128?,
+    private func connect(to addresses: [SocketAddress], dialling peer: ID128?, since: Instant? = nil,
                          onFailure: ((String, String) -> Void)? = nil) {
+        let since = since ?? reactor.now // when the dial began: a signed ANNOUNCE after it outweighs a refusal
         guard let address = addresses.first else {
             if let peer { core.handle(.dialFailed(peer, reason: "no usable address"), now: reactor.now) }
             return
@@ -135,8 +136,8 @@ public final class Daemon {
         do {
             conn = try FrameConnection(reactor: reactor, connectingTo: address, decoder: FrameInbound())
         } catch {
-            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, onFailure: onFailure) }
-            failed(address.description, peer: peer, reason: error.description, onFailure: onFailure)
+            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, since: since, onFailure: onFailure) }
+            failed(address.description, peer: peer, reason: .ioError(error), since: since, onFailure: onFailure)
             return
         }
         conn.onConnected = { [weak self] in
@@ -145,16 +146,18 @@ public final class Daemon {
             core.handle(.linkOpened(id, outgoing: true, address: address.ip, port: address.port), now: reactor.now)
             apply()
         }
-        wire(conn, id: id, fallback: Array(fallback), dialling: peer, onFailure: onFailure)
+        wire(conn, id: id, fallback: Array(fallback), dialling: peer, since: since, onFailure: onFailure)
     }
 
-    private func failed(_ address: String, peer: ID128?, reason: String, onFailure: ((String, String) -> Void)?) {
-        if let onFailure { return onFailure(address, reason) }
+    private func failed(_ address: String, peer: ID128?, reason: CloseReason, since: Instant, onFailure: ((String, String) -> Void)?) {
+        if let onFailure { return onFailure(address, reason.description) }
         if let peer {
-            core.handle(.dialFailed(peer, reason: reason), now: reactor.now)
+            // Nothing listens where it was seen: it left (the table says so once, by name), unless it announced since.
+            if reason.isRefused { presence?.handle(.refused(peer, since: since)) }
+            core.handle(.dialFailed(peer, reason: reason.description), now: reactor.now)
             apply()
         } else {
-            onEvent(.connectFailed(address, reason: reason))
+            onEvent(.connectFailed(address, reason: reason.description))
         }
     }
 
@@ -291,7 +294,7 @@ public final class Daemon {
     }
 
     private func wire(_ conn: FrameConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
-                      onFailure: ((String, String) -> Void)? = nil) {
+                      since: Instant = Instant.zero, onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         if let tap {
             conn.onRead = { [weak self] bytes in
@@ -324,8 +327,8 @@ public final class Daemon {
             trimmer.linkClosed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
-                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
-                failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)
+                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, since: since, onFailure: onFailure) } // the core never saw this link
+                failed(conn.remote.description, peer: peer, reason: reason, since: since, onFailure: onFailure)
             }
             core.handle(.linkClosed(id, reason: reason.description), now: reactor.now)
             apply()

@@ -137,6 +137,11 @@ final class Invitations {
     func dialFailed(_ peer: ID128, reason: String) {
         guard dialing[peer] != nil else { return }
         endDial(peer)
+        // Gone from the lobby meanwhile (a refused dial takes a peer that left off it, Protocol.md
+        // §7): the player was told "ben has left" by peer-lost; the system's words are for the log.
+        guard lobby.present[peer] != nil || links.announced(peer) != nil else {
+            return outbox.log("dial to \(peer) failed after it left the lobby: \(reason)")
+        }
         outbox.emit(.connectFailed(lobby.present[peer]?.name ?? peer.description, reason: reason))
     }
 

@@ -137,6 +137,7 @@ public struct DiscoveryCore: SansIOCore {
         case let .datagram(bytes, source): received(bytes, from: source, now: now)
         case let .sighted(sighting): sighted(sighting, now: now)
         case let .unsighted(id, source, reason): removeView(id, source, reason: reason, now: now)
+        case let .refused(id, since): refused(id, since: since, now: now)
         }
     }
 
@@ -206,7 +207,13 @@ public struct DiscoveryCore: SansIOCore {
             guard let view = entries[id]?.views[PeerSources.broadcast.rawValue] else { return }
             // Unsigned, the version-1 rule: only from an address the peer was heard at.
             guard accepted.stamp != nil || view.addresses[source] != nil else { counters.spoofedGoodbye += 1; return }
-            removeView(id, .broadcast, reason: "\(view.name) left", now: now)
+            // Signed, it is the peer's own word: its other views (a DNS-SD record Avahi keeps a
+            // second more after its goodbye, RFC 6762 §10.1) go with it. Unsigned, a hint: only this one.
+            guard accepted.stamp != nil, let all = entries[id]?.views.keys else {
+                return removeView(id, .broadcast, reason: "\(view.name) left", now: now)
+            }
+            for key in all { entries[id]?.views[key] = nil }
+            refresh(id, reason: "\(view.name) left", now: now)
         default:
             counters.unexpected += 1
         }
@@ -303,6 +310,14 @@ public struct DiscoveryCore: SansIOCore {
         entries[id]?.heard += 1
         entries[id]?.lastHeard = now
         refresh(id)
+    }
+
+    /// A dial to the peer was refused: every view goes, unless a signed ANNOUNCE came since.
+    private mutating func refused(_ id: ID128, since: Instant, now: Instant) {
+        guard let entry = entries[id], let name = entry.shown?.name else { return }
+        if let b = entry.views[PeerSources.broadcast.rawValue], b.signed != nil, b.updated >= since { return }
+        entries[id]?.views = [:]
+        refresh(id, reason: "\(name) has left", now: now)
     }
 
     private mutating func removeView(_ id: ID128, _ source: PeerSources, reason: String, now: Instant) {

@@ -1,3 +1,4 @@
+import TicTacTime
 import TicTacWire
 
 /// What the discovery core is told from outside.
@@ -15,6 +16,10 @@ public enum DiscoveryInput: Sendable, Equatable {
     case sighted(PresencePeer)
     /// That source no longer sees the peer.
     case unsighted(ID128, via: PeerSources, reason: String)
+    /// A connection to the peer was refused where the table says it listens (nothing listens
+    /// there, or no route): it has left, and every view of it goes ("ben has left"), unless a
+    /// signed ANNOUNCE of it was heard at or after `since` (the dial's start).
+    case refused(ID128, since: Instant)
 }
 
 extension PresencePeer {

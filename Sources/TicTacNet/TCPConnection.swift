@@ -28,6 +28,12 @@ public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
         case .connectTimeout: "connection timed out"
         }
     }
+
+    /// A connect that nothing answered at that address: refused (no listener) or no route to it.
+    public var isRefused: Bool {
+        guard case let .ioError(e) = self else { return false }
+        return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(e.errno)
+    }
 }
 
 /// The bounds every TCPConnection keeps (a generic class cannot hold static stored properties).
