@@ -25,6 +25,20 @@ public struct InterfaceAddress: Sendable, Equatable {
 }
 
 public enum NetworkInterfaces {
+    /// The name of every interface of this host (up or down, with addresses or not), sorted:
+    /// what `--interface` may name (if_nameindex(3)). Empty if the list cannot be read.
+    public static func names() -> [String] {
+        guard let list = if_nameindex() else { return [] }
+        defer { if_freenameindex(list) }
+        var out: [String] = []
+        var p = list
+        while p.pointee.if_index != 0, let name = p.pointee.if_name {
+            out.append(String(cString: name))
+            p += 1
+        }
+        return out.sorted()
+    }
+
     /// Every IPv4 and IPv6 address of every interface, read afresh (interfaces come and go).
     /// An error of getifaddrs gives an empty list: no network is a state to report, not a fault.
     public static func current() -> [InterfaceAddress] {

@@ -164,6 +164,11 @@ struct DiscoveryOptions: ParsableArguments {
         guard (0.1...60).contains(announceInterval) else {
             throw ValidationError("--announce-interval must be 0.1 to 60 seconds")
         }
+        // A name that is no interface would announce nowhere, silently.
+        let known = NetworkInterfaces.names()
+        if let unknown = interface.first(where: { !known.contains($0) }), !known.isEmpty {
+            throw ValidationError("--interface: no interface '\(unknown.prefix(64))' on this host (there are: \(known.joined(separator: ", ")))")
+        }
     }
 
     /// What the application is handed.

@@ -286,6 +286,22 @@ import TicTacTime
         }
     }
 
+    /// `--interface` naming no interface of this host is a usage error of one line that lists
+    /// the ones there are, in every subcommand that takes it (it was accepted and announced
+    /// nowhere).
+    @Test func anUnknownInterfaceIsAUsageErrorNamingTheOnesThereAre() throws {
+        for command in [["play"], ["play", "--plain"], ["bot"], ["peers"], ["spheres", "--plain"]] {
+            let r = try run(command + ["--interface", "nosuch0", "--no-dnssd"], input: "")
+            #expect(r.status == 64, "\(command): \(r.status) \(r.err)")
+            let lines = r.err.split(separator: "\n")
+            #expect(lines.count == 1, "\(command): \(r.err)")
+            #expect(r.err.contains("no interface 'nosuch0'") && r.err.contains("there are: ") && r.err.contains("lo"), "\(command): \(r.err)")
+        }
+        // One that exists is taken (lo: this host only); peers then looks and exits 0.
+        let ok = try run(["peers", "--interface", "lo", "--no-dnssd", "--timeout", "0.2", "--discovery-port", "51999"], input: "")
+        #expect(ok.status == 0, "\(ok.err)")
+    }
+
     /// A --connect name that does not resolve is a failure while running (EX_NOHOST, one line);
     /// one that is not HOST:PORT stays a usage error. (The tests run with no network: no name
     /// resolves but those of /etc/hosts; `.invalid` never does, RFC 2606.)
