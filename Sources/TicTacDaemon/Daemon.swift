@@ -86,6 +86,10 @@ public final class Daemon {
             core.handleTimeout(now: reactor.now)
             apply()
         }
+        reactor.whenStalled { [weak self] length in // the peers' silence meanwhile was ours (DaemonInput.stalled)
+            self?.core.handle(.stalled(length), now: reactor.now)
+            self?.apply()
+        }
     }
 
     /// The TCP port actually listened on (the one to announce).

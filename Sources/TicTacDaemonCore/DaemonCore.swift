@@ -53,6 +53,12 @@ public final class DaemonCore: SansIOCore {
     private let suspensions: Suspensions
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
+    /// After a stall of our own loop (`DaemonInput.stalled`): nothing on a link is judged before
+    /// `hold` (one PING round, for the peers' frames and PONGs to be read), and a link lost
+    /// until `blameUntil` is said to be lost to the stop, not to the peer.
+    /// `pings`: the PINGs a peer may have queued meanwhile (one per second of it), read at once
+    /// on waking and not a flood.
+    private var stall: (text: String, hold: Instant?, blameUntil: Instant, pings: Int)?
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -127,7 +133,28 @@ public final class DaemonCore: SansIOCore {
             suspensions.presence(event, now: now)
         case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
         case let .botMoveReady(result): matches.searchDone(result, now: now)
+        case let .stalled(length): stalled(length, now: now)
         }
+    }
+
+    /// Our loop was stopped for `length`: every ready link is PINGed now and judged one round later.
+    private func stalled(_ length: Duration, now: Instant) {
+        let tenths = max(0, (length.wholeNanoseconds + 50_000_000) / 100_000_000)
+        let stopped = "this program was stopped for \(tenths / 10).\(tenths % 10) s"
+        let round = config.pingAfter
+        stall = ("\(stopped) and the link did not survive it", now + round, now + round + round, Int(tenths / 10) + 2)
+        outbox.log("\(stopped): every link is PINGed and judged \(round) later, its silence not held against it")
+        for id in links.sortedIDs {
+            guard let link = links[id], !link.closing, link.ready else { continue }
+            link.lastPing = now
+            outbox.send(link, .ping(nonce: random.next()))
+        }
+    }
+
+    /// The stop a link lost now is owed to (`stall`), if any.
+    private func stallBlame(_ now: Instant) -> String? {
+        guard let s = stall, now <= s.blameUntil else { return nil }
+        return s.text
     }
 
     /// Our player's command; nothing changes when it throws.
@@ -152,6 +179,7 @@ public final class DaemonCore: SansIOCore {
 
     public func pollTimeout() -> Instant? {
         let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline].compactMap { $0 }
+        if let hold = stall?.hold { return next.min().map { max($0, hold) } }
         return next.min()
     }
 
@@ -183,6 +211,10 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
+        if let hold = stall?.hold { // just back from a stall: the peers get one round to be heard
+            guard now >= hold else { return }
+            stall?.hold = nil
+        }
         invitations.dialTimeouts(now: now)
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
@@ -195,7 +227,7 @@ public final class DaemonCore: SansIOCore {
                 // Tell the peer why, in case only its side of the path is broken (Protocol.md §5).
                 let text = "no answer for \(config.deadAfter)"
                 outbox.send(link, .error(code: ErrorCode.timeout.rawValue, message: text))
-                link.closeReason = text
+                link.closeReason = stallBlame(now).map { "\($0) (\(text))" } ?? text
                 outbox.close(id, flush: true)
                 continue
             }
@@ -307,9 +339,10 @@ public final class DaemonCore: SansIOCore {
         switch message {
         case .hello: outbox.fail(link, .unexpectedMessage, "second HELLO")
         case .proof: outbox.fail(link, .unexpectedMessage, "PROOF after the handshake")
-        case let .error(code, text): outbox.peerError(link, code, text)
+        case let .error(code, text): outbox.peerError(link, code, text, blame: stallBlame(now))
         case let .ping(nonce):
-            let limit = config.maxPingsPerSecond
+            var limit = config.maxPingsPerSecond
+            if limit > 0, let s = stall, now <= s.blameUntil { limit += s.pings } // queued while we were stopped
             guard limit == 0 || link.countPing(now: now, limit: limit) else {
                 return outbox.fail(link, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
             }
@@ -336,7 +369,7 @@ public final class DaemonCore: SansIOCore {
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }
         let announced = link.announced || link.heir != nil
-        let why = link.closeReason ?? reason
+        let why = link.closeReason ?? stallBlame(now).map { "\($0) (\(reason))" } ?? reason
         // Another link to the peer carries on (Protocol.md §4, duplicate links): a ready one, else
         // one whose HELLO names the peer and whose PROOF is on its way.
         let others = links.links(to: peer.id).filter { $0 !== link }

@@ -323,4 +323,8 @@ public enum DaemonInput: Sendable {
     case dialFailed(ID128, reason: String)
     /// A search handed out with `think` is done.
     case botMoveReady(BotSearchResult)
+    /// Our own loop could not run for this long (the process was stopped: Ctrl-Z, SIGSTOP; or
+    /// starved): the peers' silence meanwhile was ours, so no link is judged before one PING
+    /// round from now, and a link lost in that round is said to be lost to the stop.
+    case stalled(Duration)
 }

@@ -68,13 +68,15 @@ final class Outbox {
         close(link.id, flush: true)
     }
 
-    /// The peer sent ERROR: show it and close.
-    func peerError(_ link: Link, _ rawCode: UInt16, _ text: String) {
-        link.closeReason = "\(link.peer?.name ?? "the peer") reported: \(text)"
+    /// The peer sent ERROR: show it and close. `blame`: what it is owed to on our side (a stop
+    /// of this program), said first.
+    func peerError(_ link: Link, _ rawCode: UInt16, _ text: String, blame: String? = nil) {
+        let reported = "\(link.peer?.name ?? "the peer") reported: \(text)"
+        link.closeReason = blame.map { "\($0) (\(reported))" } ?? reported
         let code = ErrorCode(rawValue: rawCode) ?? .internalError
         link.faulted = code != .timeout // the peer heard nothing from us: the path, not a fault
         if let peer = link.peer {
-            emit(.protocolError(peer, code: code, message: text, sent: false))
+            emit(.protocolError(peer, code: code, message: blame.map { "\($0) (\(text))" } ?? text, sent: false))
         } else {
             strangerFaults += 1
             log("ERROR \(code) from \(link.address): \(text)")

@@ -39,6 +39,12 @@ public final class Reactor {
     private var readyBatch: [(token: UInt64, ready: Interest)] = []
     /// Work deferred to the end of the current turn (`afterBatch`).
     private var deferred: [() -> Void] = []
+    /// Told when the loop could not run for longer than `stallThreshold` (`whenStalled`).
+    private var stallWatchers: [(Duration) -> Void] = []
+    /// The last stall check: the clock then, and how long the loop could rightly stay away from it.
+    private var checkpoint: (at: Instant, allowedNs: Int64)?
+    /// A gap between turns past what was asked for, above this, is a stall (`whenStalled`).
+    public var stallThreshold: Duration = .seconds(1)
 
     /// One read buffer for every connection of the loop (reads never overlap on one thread),
     /// allocated once: a temporary of this size is not on the stack but a malloc per read.
@@ -158,13 +164,38 @@ public final class Reactor {
         deferred.append(body)
     }
 
+    // MARK: Stalls
+
+    /// Calls `body` with how long the loop could not run when it wakes from a stall longer than
+    /// `stallThreshold`: the process was stopped (SIGSTOP, Ctrl-Z) or starved, measured on the
+    /// monotonic clock between turns, past the wait the loop asked for. It is called before any
+    /// descriptor or timer of that turn is served, so a deadline that passed while nobody could
+    /// answer is not judged before its owner hears of the stall.
+    public func whenStalled(_ body: @escaping (Duration) -> Void) {
+        stallWatchers.append(body)
+    }
+
+    /// A stall check: the time since the last check beyond `allowedNs` (the wait asked for;
+    /// -1: none) is reported when above the threshold. `allowedNs` is what the next check allows.
+    private func checkStall(allowingNext allowedNs: Int64) {
+        let t = now
+        if !stallWatchers.isEmpty, let c = checkpoint, c.allowedNs >= 0 {
+            let over = t.nanoseconds - c.at.nanoseconds - c.allowedNs
+            if over > stallThreshold.wholeNanoseconds {
+                for watcher in stallWatchers { watcher(.nanoseconds(over)) }
+            }
+        }
+        checkpoint = (now, allowedNs)
+    }
+
     // MARK: The loop
 
     /// Runs until `stop()`.
     public func run() throws(NetError) {
         stopped = false
+        checkpoint = nil
         while !stopped {
-            try runOnce(maxWait: nil)
+            try turn(maxWait: nil)
         }
     }
 
@@ -173,6 +204,11 @@ public final class Reactor {
 
     /// One turn: wait for I/O until the nearest timer (at most `maxWait`), dispatch, fire timers.
     public func runOnce(maxWait: Duration? = nil) throws(NetError) {
+        checkpoint = nil // a caller turning the loop by hand may rightly stay away between turns
+        try turn(maxWait: maxWait)
+    }
+
+    private func turn(maxWait: Duration?) throws(NetError) {
         var timeout: Int32 = -1
         if !deferred.isEmpty {
             timeout = 0 // work left from outside a turn (or by the last one): do not sleep
@@ -185,10 +221,12 @@ public final class Reactor {
             timeout = timeout < 0 ? ms : min(timeout, ms)
         }
         runDeferred()
+        checkStall(allowingNext: timeout < 0 ? -1 : Int64(timeout) * 1_000_000)
         var batch: [(token: UInt64, ready: Interest)] = []
         swap(&batch, &readyBatch) // reused between turns: no allocation per wake-up
         defer { batch.removeAll(keepingCapacity: true); swap(&batch, &readyBatch) }
         try epoll.poll(timeoutMs: timeout, into: &batch)
+        checkStall(allowingNext: 0) // woken late (stopped while waiting): said before anything is served
         // A full batch may leave ready descriptors in the kernel: take them too (without
         // waiting) before the timers, so a deadline never fires on a link whose frames are
         // already here but not yet read (an overloaded daemon would drop live peers as silent).
@@ -208,6 +246,7 @@ public final class Reactor {
             batch.removeAll(keepingCapacity: true)
             try epoll.poll(timeoutMs: 0, into: &batch)
         }
+        checkStall(allowingNext: 0) // stopped inside a callback (Ctrl-Z's handler stops the process there)
         fireTimers()
         runDeferred()
     }

@@ -116,4 +116,24 @@ import TicTacTime
         // Each idle turn blocks for its whole wait: a spinning loop would turn thousands of times.
         #expect(turns <= 5)
     }
+
+    /// The process stopped inside a callback (Ctrl-Z's handler stops it there): the loop says
+    /// how long it could not run before it fires the timers that came due meanwhile, so their
+    /// owner can tell its own stall from its peers' silence.
+    @Test func aStallIsToldBeforeTheTimersItMadeLate() throws {
+        let r = try Reactor()
+        let p = try pipePair()
+        defer { close(p.read); close(p.write) }
+        var told: [String] = []
+        r.whenStalled { told.append("stalled \($0 >= .milliseconds(1400))") }
+        r.schedule(after: .milliseconds(10)) { told.append("timer"); r.stop() }
+        try r.register(p.read, .read) { _ in
+            var b = [UInt8](repeating: 0, count: 16)
+            _ = read(p.read, &b, 16)
+            usleep(1_500_000) // as if stopped here
+        }
+        _ = write(p.write, "x", 1)
+        try r.run()
+        #expect(told == ["stalled true", "timer"])
+    }
 }
