@@ -148,7 +148,7 @@ struct DiscoveryOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds between announcements (0.1-60).", valueName: "seconds"))
     var announceInterval = 2.0
 
-    @Option(help: ArgumentHelp("Announce only on this interface (repeatable; `lo` for this host only).", valueName: "name"))
+    @Option(help: ArgumentHelp("Announce only on this interface, one of this host's (repeatable; `lo` for this host only).", valueName: "name"))
     var interface: [String] = []
 
     @Flag(help: "No broadcast discovery (DNS-SD and --connect still work).")

@@ -291,7 +291,20 @@ import TicTacTime
     /// nowhere).
     @Test func anUnknownInterfaceIsAUsageErrorNamingTheOnesThereAre() throws {
         for command in [["play"], ["play", "--plain"], ["bot"], ["peers"], ["spheres", "--plain"]] {
-            let r = try run(command + ["--interface", "nosuch0", "--no-dnssd"], input: "")
+            // Bounded: a daemon that took the option would run on (a bot reads no input).
+            let p = Process()
+            p.executableURL = Self.binary
+            p.environment = ownStateEnvironment()
+            p.arguments = command + ["--interface", "nosuch0", "--no-dnssd"]
+            let stderr = Pipe()
+            p.standardInput = FileHandle.nullDevice
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = stderr
+            try p.run()
+            let end = Date().addingTimeInterval(10)
+            while p.isRunning, Date() < end { usleep(10_000) }
+            if p.isRunning { p.terminate(); p.waitUntilExit() }
+            let r = (status: p.terminationStatus, err: String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
             #expect(r.status == 64, "\(command): \(r.status) \(r.err)")
             let lines = r.err.split(separator: "\n")
             #expect(lines.count == 1, "\(command): \(r.err)")
