@@ -114,6 +114,7 @@ public final class DaemonCore: SansIOCore {
     // MARK: - The core's verbs
 
     public func handle(_ input: DaemonInput, now: Instant) {
+        defer { invitations.settleHeld(now: now) }
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
@@ -132,6 +133,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
+        defer { invitations.settleHeld(now: now) }
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
@@ -183,6 +185,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
+        defer { invitations.settleHeld(now: now) }
         invitations.dialTimeouts(now: now)
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
@@ -344,7 +347,7 @@ public final class DaemonCore: SansIOCore {
             ?? others.first { $0.claimedID == peer.id && !$0.closing }
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
-        if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
+        if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)

@@ -108,6 +108,9 @@ final class Link {
     private(set) var claimedID: ID128?
     /// What the link carries; only a ready link carries anything.
     fileprivate(set) var activity: Activity = .idle
+    /// The peer's invitation held, unanswered, while our player answers another one: it becomes
+    /// the link's activity when its turn comes (Invitations, Protocol.md §8). Only an idle link holds one.
+    var heldInvite: Invitation?
     /// We withdrew an invitation the peer may have accepted, or left the match: its game
     /// frames still in flight are ignored until the next game starts (Protocol.md §6, CANCEL).
     /// Read only while not playing; a game starting clears it.
