@@ -53,6 +53,8 @@ public final class DaemonCore: SansIOCore {
     private let suspensions: Suspensions
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
+    /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
+    private var pingsBy = AddressBudget()
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -315,6 +317,11 @@ public final class DaemonCore: SansIOCore {
             let limit = config.maxPingsPerSecond
             guard limit == 0 || link.countPing(now: now, limit: limit) else {
                 return outbox.fail(link, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
+            }
+            let perAddress = config.maxPingsPerAddressPerSecond
+            guard perAddress == 0 || pingsBy.count(link.address, now: now, limit: perAddress) else {
+                return outbox.fail(link, .unexpectedMessage,
+                                   "PING flood: more than \(perAddress) in one second from \(link.address) (Protocol.md §6)")
             }
             outbox.send(link, .pong(nonce: nonce))
         case .pong: break // any frame counts as life; lastHeard is already updated

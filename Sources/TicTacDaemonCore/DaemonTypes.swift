@@ -43,6 +43,9 @@ public struct DaemonConfig {
     /// docs/performance.md, tools/bench/hostility). 0: no limit (a benchmark that uses PING as
     /// an echo). Counted per second from the first PING of each.
     public var maxPingsPerSecond = 8
+    /// The same over every link from one source address (Protocol.md §6): a peer PINGs a link
+    /// only after a second of silence, so its links together send at most one each. 0: no limit.
+    public var maxPingsPerAddressPerSecond = 64
     /// Invitations a link may have declined within one second before it is closed as a flood
     /// (Protocol.md §5): each costs a DECLINE, and a peer that re-invites at once would keep
     /// the loop busy answering. 0: no limit.

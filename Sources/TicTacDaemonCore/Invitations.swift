@@ -15,7 +15,7 @@ final class Invitations {
     private let matches: Matches
     private let random: CoreRandom
     /// Declines per source address in the current second (`maxDeclinesPerAddressPerSecond`).
-    private var declinesBy: [String: RateWindow] = [:]
+    private var declinesBy = AddressBudget()
     /// Until when a peer whose invitation to our player lapsed or was declined is answered
     /// `busy` without asking the player (`reinviteQuiet`, Protocol.md §8).
     private var quietUntil: [ID128: Instant] = [:]
@@ -265,8 +265,7 @@ final class Invitations {
             return outbox.fail(link, .unexpectedMessage, "INVITE flood: more than \(perLink) declined in one second (Protocol.md §5)")
         }
         if perAddress > 0 {
-            if declinesBy.count >= 1024 { declinesBy = declinesBy.filter { !$0.value.isOver(at: now) } }
-            guard declinesBy[link.address, default: RateWindow()].count(now: now, limit: perAddress) else {
+            guard declinesBy.count(link.address, now: now, limit: perAddress) else {
                 return outbox.fail(link, .unexpectedMessage,
                                    "INVITE flood: more than \(perAddress) declined in one second from \(link.address) (Protocol.md §5)")
             }

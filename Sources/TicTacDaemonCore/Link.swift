@@ -276,3 +276,14 @@ struct RateWindow {
     /// Its second is over at `now` (an entry that can be forgotten).
     func isOver(at now: Instant) -> Bool { start.map { now - $0 >= .seconds(1) } ?? true }
 }
+
+/// `RateWindow`s per source address: a budget shared by every link from one host.
+struct AddressBudget {
+    private var windows: [String: RateWindow] = [:]
+
+    /// Counts one event from `address`: false once more than `limit` came within one second.
+    mutating func count(_ address: String, now: Instant, limit: Int) -> Bool {
+        if windows.count >= 1024 { windows = windows.filter { !$0.value.isOver(at: now) } } // bounded
+        return windows[address, default: RateWindow()].count(now: now, limit: limit)
+    }
+}
