@@ -59,6 +59,8 @@ public final class DaemonCore: SansIOCore {
     /// `pings`: the PINGs a peer may have queued meanwhile (one per second of it), read at once
     /// on waking and not a flood.
     private var stall: (text: String, hold: Instant?, blameUntil: Instant, pings: Int)?
+    /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
+    private var pingsBy = AddressBudget()
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -120,6 +122,7 @@ public final class DaemonCore: SansIOCore {
     // MARK: - The core's verbs
 
     public func handle(_ input: DaemonInput, now: Instant) {
+        defer { invitations.settleHeld(now: now) }
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
@@ -159,6 +162,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
+        defer { invitations.settleHeld(now: now) }
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
@@ -211,6 +215,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
+        defer { invitations.settleHeld(now: now) }
         if let hold = stall?.hold { // just back from a stall: the peers get one round to be heard
             guard now >= hold else { return }
             stall?.hold = nil
@@ -342,9 +347,17 @@ public final class DaemonCore: SansIOCore {
         case let .error(code, text): outbox.peerError(link, code, text, blame: stallBlame(now))
         case let .ping(nonce):
             var limit = config.maxPingsPerSecond
-            if limit > 0, let s = stall, now <= s.blameUntil { limit += s.pings } // queued while we were stopped
+            // Queued while we were stopped, read at once: each link's backlog is allowed, and
+            // the per-address budget (links from one host add up) waits out the window.
+            let backlog = stall.map { now <= $0.blameUntil } ?? false
+            if limit > 0, backlog, let s = stall { limit += s.pings }
             guard limit == 0 || link.countPing(now: now, limit: limit) else {
                 return outbox.fail(link, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
+            }
+            let perAddress = config.maxPingsPerAddressPerSecond
+            guard perAddress == 0 || backlog || pingsBy.count(link.address, now: now, limit: perAddress) else {
+                return outbox.fail(link, .unexpectedMessage,
+                                   "PING flood: more than \(perAddress) in one second from \(link.address) (Protocol.md §6)")
             }
             outbox.send(link, .pong(nonce: nonce))
         case .pong: break // any frame counts as life; lastHeard is already updated
@@ -377,7 +390,7 @@ public final class DaemonCore: SansIOCore {
             ?? others.first { $0.claimedID == peer.id && !$0.closing }
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
-        if link.incomingInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
+        if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)

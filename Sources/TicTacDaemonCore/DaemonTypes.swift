@@ -43,6 +43,9 @@ public struct DaemonConfig {
     /// docs/performance.md, tools/bench/hostility). 0: no limit (a benchmark that uses PING as
     /// an echo). Counted per second from the first PING of each.
     public var maxPingsPerSecond = 8
+    /// The same over every link from one source address (Protocol.md §6): a peer PINGs a link
+    /// only after a second of silence, so its links together send at most one each. 0: no limit.
+    public var maxPingsPerAddressPerSecond = 64
     /// Invitations a link may have declined within one second before it is closed as a flood
     /// (Protocol.md §5): each costs a DECLINE, and a peer that re-invites at once would keep
     /// the loop busy answering. 0: no limit.
@@ -60,6 +63,9 @@ public struct DaemonConfig {
     /// this time is declined `busy` without asking our player (Protocol.md §8): a peer that
     /// renews its invitation as soon as it ends cannot keep our player busy for everyone.
     public var reinviteQuiet: Duration = .seconds(10)
+    /// Invitations held for our player while it answers another one, one per source address at
+    /// most (Protocol.md §8): each is shown, and asked in turn. Past it: DECLINE `busy`.
+    public var maxHeldInvitations = 4
     /// The game events the front is given (`DaemonEvent.game`); the others are not built. The
     /// game itself runs the same whatever is left out.
     public var gameEvents: GameEventKinds = .all
@@ -154,6 +160,11 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The peer's invitation lapsed unanswered (Protocol.md §6, INVITE: 30 s): our daemon
     /// declined it with `no-answer`, and our player may be invited again.
     case inviteExpired(by: PeerInfo)
+    /// The peer's invitation waits behind the one our player is answering (Protocol.md §8): it
+    /// is asked (`invited`) when its turn comes. `ahead`: invitations before it.
+    case inviteHeld(by: PeerInfo, size: BoardSize, ahead: Int)
+    /// A held invitation was declined `busy` unasked: our player started a game.
+    case heldInviteDeclined(by: PeerInfo)
     case game(GameEvent, opponent: PeerInfo)
     /// The match with this opponent is over and the player is back in the lobby: `byUs` when our
     /// player left it, else the opponent did. The connection stays.

@@ -15,10 +15,12 @@ final class Invitations {
     private let matches: Matches
     private let random: CoreRandom
     /// Declines per source address in the current second (`maxDeclinesPerAddressPerSecond`).
-    private var declinesBy: [String: RateWindow] = [:]
+    private var declinesBy = AddressBudget()
     /// Until when a peer whose invitation to our player lapsed or was declined is answered
     /// `busy` without asking the player (`reinviteQuiet`, Protocol.md §8).
     private var quietUntil: [ID128: Instant] = [:]
+    /// Links holding an invitation for our player (`Link.heldInvite`), in the order they came.
+    private var held: [LinkID] = []
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, random: CoreRandom) {
         self.config = config
@@ -168,10 +170,10 @@ final class Invitations {
             return refuse(invite, .unsupported, on: link, now: now)
         }
         let offered = Invitation(id: invite.gameID, size: size, at: now)
-        if link.incomingInvite?.id == invite.gameID || link.match?.id == invite.gameID {
+        if link.incomingInvite?.id == invite.gameID || link.heldInvite?.id == invite.gameID || link.match?.id == invite.gameID {
             return // repeated on a link that replaced a duplicate: the same invitation
         }
-        if link.match != nil || link.incomingInvite != nil {
+        if link.match != nil || link.incomingInvite != nil || link.heldInvite != nil {
             outbox.log("declined \(peer.name)'s invitation: busy (a game or an invitation on that link)")
             return refuse(invite, .busy, on: link, now: now)
         }
@@ -212,12 +214,52 @@ final class Invitations {
             return refuse(invite, .busy, on: link, now: now)
         }
         if links.seat != .idle, links.seat.link != link.id {
-            // Busy with another peer: playing, inviting, dialling, or answering another invitation.
+            // Busy with another peer: playing, inviting, dialling, or answering another invitation
+            // (that one may be held, to be asked next).
+            if case .invited = links.seat, hold(offered, on: link, from: peer) { return }
             outbox.log("declined \(peer.name)'s invitation: busy")
             return refuse(invite, .busy, on: link, now: now)
         }
         links.setActivity(link, .invited(offered))
         outbox.emit(.invited(by: peer, size: size))
+    }
+
+    /// Holds the peer's invitation behind the one our player is answering, within the bounds
+    /// (`maxHeldInvitations`, one per source address): false when it is to be declined `busy`.
+    private func hold(_ invite: Invitation, on link: Link, from peer: PeerInfo) -> Bool {
+        held.removeAll { links[$0]?.heldInvite == nil }
+        guard held.count < config.maxHeldInvitations,
+              !held.contains(where: { links[$0]?.address == link.address }) else { return false }
+        link.heldInvite = invite
+        held.append(link.id)
+        outbox.emit(.inviteHeld(by: peer, size: invite.size, ahead: held.count))
+        return true
+    }
+
+    /// After every input, held invitations follow the seat: a free player is asked the oldest
+    /// one; a player who started a game or a suspended one declines them all `busy`.
+    func settleHeld(now: Instant) {
+        guard !held.isEmpty else { return }
+        switch links.seat {
+        case .invited: return
+        case .idle:
+            while !held.isEmpty {
+                guard let link = links[held.removeFirst()], let invite = link.heldInvite else { continue }
+                link.heldInvite = nil
+                guard !link.closing, link.isIdle, let peer = link.peer else { continue }
+                links.setActivity(link, .invited(invite))
+                return outbox.emit(.invited(by: peer, size: invite.size))
+            }
+        case .inviting, .dialling, .playing, .suspended:
+            for id in held {
+                guard let link = links[id], let invite = link.heldInvite else { continue }
+                link.heldInvite = nil
+                guard !link.closing, let peer = link.peer else { continue }
+                outbox.send(link, .decline(gameID: invite.id, reason: .busy))
+                outbox.emit(.heldInviteDeclined(by: peer))
+            }
+            held = []
+        }
     }
 
     /// DECLINE of the peer's INVITE, within the flood limits (Protocol.md §5): past them the
@@ -228,8 +270,7 @@ final class Invitations {
             return outbox.fail(link, .unexpectedMessage, "INVITE flood: more than \(perLink) declined in one second (Protocol.md §5)")
         }
         if perAddress > 0 {
-            if declinesBy.count >= 1024 { declinesBy = declinesBy.filter { !$0.value.isOver(at: now) } }
-            guard declinesBy[link.address, default: RateWindow()].count(now: now, limit: perAddress) else {
+            guard declinesBy.count(link.address, now: now, limit: perAddress) else {
                 return outbox.fail(link, .unexpectedMessage,
                                    "INVITE flood: more than \(perAddress) declined in one second from \(link.address) (Protocol.md §5)")
             }
@@ -265,6 +306,9 @@ final class Invitations {
         if link.incomingInvite?.id == gameID {
             links.setActivity(link, .idle)
             outbox.emit(.inviteCancelled(by: peer))
+        } else if link.heldInvite?.id == gameID {
+            link.heldInvite = nil
+            outbox.emit(.inviteCancelled(by: peer))
         } else if let match = link.match, match.id == gameID {
             matches.end(link, byUs: false, now: now)
         }
@@ -281,6 +325,12 @@ final class Invitations {
         if let invite = link.incomingInvite, now >= invite.at + config.inviteTimeout + DaemonCore.inviteGrace, let peer = link.peer {
             // Nobody answered it: the invitee is free again, and the player hears so.
             links.setActivity(link, .idle)
+            outbox.send(link, .decline(gameID: invite.id, reason: .noAnswer))
+            outbox.emit(.inviteExpired(by: peer))
+            quiet(peer.id, now: now)
+        }
+        if let invite = link.heldInvite, now >= invite.at + config.inviteTimeout + DaemonCore.inviteGrace, let peer = link.peer {
+            link.heldInvite = nil // its turn never came
             outbox.send(link, .decline(gameID: invite.id, reason: .noAnswer))
             outbox.emit(.inviteExpired(by: peer))
             quiet(peer.id, now: now)

@@ -108,6 +108,9 @@ final class Link {
     private(set) var claimedID: ID128?
     /// What the link carries; only a ready link carries anything.
     fileprivate(set) var activity: Activity = .idle
+    /// The peer's invitation held, unanswered, while our player answers another one: it becomes
+    /// the link's activity when its turn comes (Invitations, Protocol.md §8). Only an idle link holds one.
+    var heldInvite: Invitation?
     /// We withdrew an invitation the peer may have accepted, or left the match: its game
     /// frames still in flight are ignored until the next game starts (Protocol.md §6, CANCEL).
     /// Read only while not playing; a game starting clears it.
@@ -272,4 +275,15 @@ struct RateWindow {
 
     /// Its second is over at `now` (an entry that can be forgotten).
     func isOver(at now: Instant) -> Bool { start.map { now - $0 >= .seconds(1) } ?? true }
+}
+
+/// `RateWindow`s per source address: a budget shared by every link from one host.
+struct AddressBudget {
+    private var windows: [String: RateWindow] = [:]
+
+    /// Counts one event from `address`: false once more than `limit` came within one second.
+    mutating func count(_ address: String, now: Instant, limit: Int) -> Bool {
+        if windows.count >= 1024 { windows = windows.filter { !$0.value.isOver(at: now) } } // bounded
+        return windows[address, default: RateWindow()].count(now: now, limit: limit)
+    }
 }

@@ -66,7 +66,7 @@ final class LinkDeadlines {
             best = min(best, after(link.openedAt, handshakeTimeoutNs))
         }
         if let inv = link.outgoingInvite { best = min(best, after(inv.at, inviteTimeoutNs)) }
-        if let inv = link.incomingInvite { best = min(best, after(inv.at, inviteTimeoutNs &+ inviteGraceNs)) }
+        if let inv = link.incomingInvite ?? link.heldInvite { best = min(best, after(inv.at, inviteTimeoutNs &+ inviteGraceNs)) }
         if let g = link.match?.game.pollTimeout() { best = min(best, g) }
         return best
     }

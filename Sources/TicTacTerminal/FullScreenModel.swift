@@ -74,6 +74,8 @@ struct FullScreenModel {
     var offersField = false
     /// An invitation waiting for y / n.
     var incoming: (peer: PeerInfo, size: BoardSize)?
+    /// Invitations held behind `incoming`, asked in this order (Protocol.md §8).
+    var held: [ID128] = []
     /// Our invitation waiting for an answer.
     var outgoing: PeerInfo?
     var notice: Notice?
@@ -123,6 +125,7 @@ struct FullScreenModel {
             let keep = selectedPeer?.id
             let index = selected
             peers.removeAll { $0.id == p.id }
+            held.removeAll { $0 == p.id }
             // "ben declined" means nothing once ben is gone; "Peer Disconnected!" is why the game
             // vanished, and a peer that quits is lost right after it: that one stays until ben is back.
             if notice?.about == p.id, notice?.tone != .alert { notice = nil }
@@ -143,14 +146,23 @@ struct FullScreenModel {
         case let .invited(p, size):
             if game?.gone != nil { game = nil } // the answer keys are in the lobby
             incoming = (p, size)
+            held.removeAll { $0 == p.id }
             notice = nil // a new prompt: what came before is over
         case let .inviteSent(p):
             outgoing = p
             notice = nil
+        case let .inviteHeld(p, size, ahead):
+            held.append(p.id)
+            notice = Notice(text: OutputFormatter.inviteHeldText(p, size: size, ahead: ahead), tone: .info, about: p.id)
+        case let .heldInviteDeclined(p):
+            held.removeAll { $0 == p.id }
+            notice = Notice(text: OutputFormatter.heldInviteDeclinedText(p), tone: .info, about: p.id)
         case let .inviteCancelled(p):
+            held.removeAll { $0 == p.id }
             if incoming?.peer.id == p.id { incoming = nil }
             notice = Notice(text: "\(p.name) withdrew the invitation", tone: .info, about: p.id)
         case let .inviteExpired(p):
+            held.removeAll { $0 == p.id }
             if incoming?.peer.id == p.id { incoming = nil }
             notice = Notice(text: OutputFormatter.inviteExpiredText(p), tone: .info, about: p.id)
         case let .declined(p, reason):

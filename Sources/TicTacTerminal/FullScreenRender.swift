@@ -170,7 +170,13 @@ extension FullScreenModel {
             var text = mark + pad(clip(p.name, nameWidth), nameWidth) + "  " + p.address
             if p.capabilities.contains(.bot) { text += "  (bot)" }
             // The peer we invited announces itself busy with our own invitation: say what it is.
-            if outgoing?.id == p.id { text += "  invited" } else if p.state != .idle { text += "  \(p.state)" }
+            if outgoing?.id == p.id {
+                text += "  invited"
+            } else if incoming?.peer.id == p.id || held.contains(p.id) {
+                text += "  invites you" // the held ones are asked in turn (Protocol.md §8)
+            } else if p.state != .idle {
+                text += "  \(p.state)"
+            }
             var line = ScreenLine(Self.margin)
             line.add(text, i == selected ? .selected : .plain)
             rows.append(line)

@@ -39,6 +39,10 @@ public enum OutputEvent: Sendable, Equatable {
     case inviteCancelled(by: PeerInfo)
     /// Nobody answered the peer's invitation in time: it was declined (`no-answer`).
     case inviteExpired(by: PeerInfo)
+    /// The peer's invitation waits behind the one being answered (`ahead` before it).
+    case inviteHeld(by: PeerInfo, size: BoardSize, ahead: Int)
+    /// A held invitation was declined `busy`: our player started a game.
+    case heldInviteDeclined(by: PeerInfo)
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
     /// The game's link was lost; it waits `seconds` for the peer (Protocol.md §13).
@@ -62,6 +66,8 @@ public enum OutputEvent: Sendable, Equatable {
         case let .inviteSent(p): self = .inviteSent(to: p)
         case let .inviteCancelled(p): self = .inviteCancelled(by: p)
         case let .inviteExpired(p): self = .inviteExpired(by: p)
+        case let .inviteHeld(p, size, ahead): self = .inviteHeld(by: p, size: size, ahead: ahead)
+        case let .heldInviteDeclined(p): self = .heldInviteDeclined(by: p)
         case let .declined(p, r): self = .declined(by: p, reason: r)
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
@@ -191,6 +197,16 @@ public struct OutputFormatter: Sendable {
         return trimmed.hasPrefix(p.name) ? String(trimmed) : "\(p.name): \(trimmed)"
     }
 
+    static func inviteHeldText(_ p: PeerInfo, size: BoardSize, ahead: Int) -> String {
+        let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
+        let before = ahead == 1 ? "the invitation you are answering" : "\(ahead) invitations"
+        return "\(p.name) invites you to play\(board) too: asked after \(before)"
+    }
+
+    static func heldInviteDeclinedText(_ p: PeerInfo) -> String {
+        "\(p.name)'s invitation was declined: you are in a game"
+    }
+
     /// An invitation nobody answered (Protocol.md §6, INVITE).
     static func inviteExpiredText(_ p: PeerInfo) -> String {
         "No answer within 30 s: \(p.name)'s invitation was declined"
@@ -213,6 +229,10 @@ public struct OutputFormatter: Sendable {
         case let .inviteSent(p): return ev("invite-sent", [("to", Self.who(p))])
         case let .inviteCancelled(p): return ev("invite-cancelled", [("by", Self.who(p))])
         case let .inviteExpired(p): return ev("invite-expired", [("by", Self.who(p))])
+        case let .inviteHeld(p, size, ahead):
+            return ev("invite-held", [("from", Self.who(p)), ("rows", .int(size.rows)), ("cols", .int(size.cols)),
+                                      ("k", .int(size.k)), ("ahead", .int(ahead))])
+        case let .heldInviteDeclined(p): return ev("held-invite-declined", [("by", Self.who(p))])
         case let .declined(p, reason): return ev("declined", [("by", Self.who(p)), ("reason", .string(reason.name))])
         case let .disconnected(p, reason):
             return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason)),
@@ -311,6 +331,8 @@ public struct OutputFormatter: Sendable {
         case let .inviteSent(p): return ["Invitation sent to \(p.name); waiting for an answer"]
         case let .inviteCancelled(p): return ["\(p.name) withdrew the invitation"]
         case let .inviteExpired(p): return [Self.inviteExpiredText(p)]
+        case let .inviteHeld(p, size, ahead): return [Self.inviteHeldText(p, size: size, ahead: ahead)]
+        case let .heldInviteDeclined(p): return [Self.heldInviteDeclinedText(p)]
         case let .declined(p, reason):
             switch reason {
             case .declined: return ["\(p.name) declined"]

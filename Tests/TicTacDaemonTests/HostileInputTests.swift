@@ -340,12 +340,34 @@ import TicTacTime
         try legitimateGameCompletes()
     }
 
+    @Test func pingsFromOneAddressShareABudget() throws {
+        // Each link stays within its own eight, but nine links from one host together send 72
+        // in one second: past 64 the link that asks is closed as a flood (Protocol.md §6).
+        var clients: [RawClient] = []
+        for i in 0..<9 { // nine peer ids: one id holds two links at most (§4)
+            let c = try RawClient(port: daemon.port)
+            try #require(try c.shakeHands(reactor, seed: 600 + UInt64(i)))
+            clients.append(c)
+        }
+        for (i, c) in clients.enumerated() { c.write((1...8).flatMap { Message.ping(nonce: UInt64(i * 8) + $0).encoded() }) }
+        func pongs() -> Int { clients.reduce(0) { $0 + $1.messages.count { if case .pong = $0 { true } else { false } } } }
+        _ = try run(reactor, for: .seconds(2)) {
+            clients.forEach { $0.poll() }
+            return pongs() >= 64 && clients.contains { $0.closedByPeer }
+        }
+        #expect(pongs() == 64)
+        #expect(clients.count { $0.errorCode == .unexpectedMessage } == 1)
+        #expect(log.has { if case let .protocolError(_, _, message, _) = $0 { message.contains("in one second from 127.0.0.1") } else { false } })
+        try legitimateGameCompletes()
+    }
+
     @Test func aPeerThatNeverReadsIsPausedThenDroppedWithinTheLivenessLimit() throws {
         // The PING limit lifted (as a benchmark that uses PING as an echo has it): the flood is
         // then held off by backpressure. A small receive buffer, so the daemon's PONGs back up
         // into its own write queue.
         var lifted = config("lifted", seed: 17, bot: .perfect)
         lifted.maxPingsPerSecond = 0
+        lifted.maxPingsPerAddressPerSecond = 0
         let daemon = try Daemon(reactor: reactor, config: lifted)
         daemon.onEvent = { [log] in log.events.append($0) }
         let c = try RawClient(port: daemon.port, receiveBuffer: 4096)

@@ -356,6 +356,25 @@ struct KeyCase: Sendable, CustomTestStringConvertible {
         #expect(m.incoming == nil)
     }
 
+    @Test func aHeldInvitationIsShownThenAskedInTurn() {
+        let cleo = peer("cleo", 9)
+        var m = FullScreenModel(color: false)
+        m.apply(.peerFound(bob))
+        m.apply(.peerFound(cleo))
+        m.apply(.invited(by: bob, size: .classic))
+        m.apply(.inviteHeld(by: cleo, size: .classic, ahead: 1))
+        var lines = screen(m)
+        #expect(lines.contains { $0.contains("cleo invites you to play too: asked after the invitation you are answering") })
+        #expect(lines.contains { $0.contains("cleo") && $0.contains("invites you") && !$0.contains("too") },
+                "the peer list marks cleo, whose invitation waits")
+        #expect(lines.contains { $0.contains("bob invites you to play: y / n") })
+        #expect(m.key(.char("n")) == .decline)
+        m.apply(.invited(by: cleo, size: .classic)) // the daemon asks the held one next
+        lines = screen(m)
+        #expect(lines.contains { $0.contains("cleo invites you to play: y / n") })
+        #expect(m.held.isEmpty)
+    }
+
     /// The lobby after inviting bob: our invitation waits.
     func invitingBob() -> FullScreenModel {
         var m = FullScreenModel(color: false, unicode: true)

@@ -83,6 +83,36 @@ def reinvite_held_off(t):
     return "declined, then invited again at once: DECLINE busy, the player not asked"
 
 
+def competing_invitation_held(t):
+    """Against play: while the player is asked one peer's invitation, a friend's from another
+    address is held and shown (invite-held), never declined busy unseen; once the first is
+    declined the friend's is asked (§8)."""
+    hog = ready_peer(t.play_port)
+    friend = ready_peer(t.play_port, name="friend", source="127.0.0.2")
+    t.play.drain()
+    hog.send(w.invite(os.urandom(16)))
+    check(t.play.wait_event(lambda e: e.get("event") == "invited") is not None, "no invited event")
+    gid = os.urandom(16)
+    friend.send(w.invite(gid))
+    held = t.play.wait_event(lambda e: e.get("event") == "invite-held")
+    check(held is not None and held["from"]["name"] == "friend", "no invite-held for the friend: %r" % held)
+    try:
+        f = _next_of(friend, (w.DECLINE, w.ACCEPT), 0.5)
+    except TimeoutError:
+        f = None  # nothing within half a second: held, as it should be
+    check(f is None, "the friend's INVITE was answered at once: %r" % f)
+    t.play.command("decline")
+    check(until(hog, w.DECLINE).int(2) == 0, "the first INVITE was not declined by the player")
+    asked = t.play.wait_event(lambda e: e.get("event") == "invited")
+    check(asked is not None and asked["from"]["name"] == "friend", "the friend was not asked next: %r" % asked)
+    t.play.command("decline")
+    check(until(friend, w.DECLINE).int(2) == 0, "the friend's INVITE was not answered by the player")
+    for p in (hog, friend):
+        p.send(w.leave())
+    return "a second invitation while the player answers one: held, shown, asked next"
+
+
 cases.SERIAL[:] = [flood_invites_closed if c is cases.flood_invites else c for c in cases.SERIAL]
 cases.SERIAL.append(bot_games_per_peer_per_minute)
 cases.PLAYER.append(reinvite_held_off)
+cases.PLAYER.append(competing_invitation_held)

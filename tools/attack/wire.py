@@ -341,10 +341,10 @@ class Peer:
     """A handshaken link as the dialler (§4): HELLO, then PROOF on the peer's HELLO, ready when
     the acceptor's PROOF verifies."""
 
-    def __init__(self, host, port, name="attacker", ident=None, lo=1, hi=1, answer_pings=True):
+    def __init__(self, host, port, name="attacker", ident=None, lo=1, hi=1, answer_pings=True, source=None):
         self.ident = ident or Identity()
         self.nonce = os.urandom(16)
-        self.conn = Conn(host, port, answer_pings=answer_pings)
+        self.conn = Conn(host, port, answer_pings=answer_pings, source=source)
         self.name = name
         self.lo, self.hi = lo, hi
 

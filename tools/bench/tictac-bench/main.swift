@@ -341,6 +341,7 @@ func serve(port: UInt16, maxConnections: Int, version: UInt8? = nil) throws {
     // Section 3 of tools/bench/run uses PING as an echo, flat out: the flood limit (8 a second,
     // Protocol.md §6) is lifted. Section 5's clients PING only when silent, as the spec says.
     config.maxPingsPerSecond = 0
+    config.maxPingsPerAddressPerSecond = 0
     config.maxGamesPerPeerPerMinute = 0 // `auth` and section 5 play flat out with one peer each
     let daemon = try Daemon(reactor: reactor, config: config, port: port)
     daemon.maxConnections = maxConnections
