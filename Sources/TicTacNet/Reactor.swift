@@ -176,16 +176,20 @@ public final class Reactor {
     }
 
     /// A stall check: the time since the last check beyond `allowedNs` (the wait asked for;
-    /// -1: none) is reported when above the threshold. `allowedNs` is what the next check allows.
-    private func checkStall(allowingNext allowedNs: Int64) {
-        let t = now
-        if !stallWatchers.isEmpty, let c = checkpoint, c.allowedNs >= 0 {
+    /// -1: none) is reported when above the threshold. `allowedNs` is what the next check
+    /// allows. Returns the clock as read (after the watchers, if they ran).
+    @discardableResult
+    private func checkStall(allowingNext allowedNs: Int64) -> Instant {
+        var t = now
+        if let c = checkpoint, c.allowedNs >= 0, !stallWatchers.isEmpty {
             let over = t.nanoseconds - c.at.nanoseconds - c.allowedNs
             if over > stallThreshold.wholeNanoseconds {
                 for watcher in stallWatchers { watcher(.nanoseconds(over)) }
+                t = now // their work is not a stall
             }
         }
-        checkpoint = (now, allowedNs)
+        checkpoint = (t, allowedNs)
+        return t
     }
 
     // MARK: The loop
@@ -246,8 +250,8 @@ public final class Reactor {
             batch.removeAll(keepingCapacity: true)
             try epoll.poll(timeoutMs: 0, into: &batch)
         }
-        checkStall(allowingNext: 0) // stopped inside a callback (Ctrl-Z's handler stops the process there)
-        fireTimers()
+        // Stopped inside a callback (Ctrl-Z's handler stops the process there): said before the timers.
+        fireTimers(at: checkStall(allowingNext: 0))
         runDeferred()
     }
 
@@ -265,8 +269,7 @@ public final class Reactor {
         return heap.first?.at
     }
 
-    private func fireTimers() {
-        let t = now
+    private func fireTimers(at t: Instant) {
         while !stopped, let top = heap.first, top.at <= t {
             heap.popFirst()
             if let body = take(top.value) { body() }
