@@ -232,7 +232,7 @@ public final class DaemonCore: SansIOCore {
                 // Tell the peer why, in case only its side of the path is broken (Protocol.md §5).
                 let text = "no answer for \(config.deadAfter)"
                 outbox.send(link, .error(code: ErrorCode.timeout.rawValue, message: text))
-                link.closeReason = stallBlame(now).map { "\($0) (\(text))" } ?? text
+                link.closeReason = stallBlame(now).map { "\($0): no answer since it went on" } ?? text
                 outbox.close(id, flush: true)
                 continue
             }
@@ -382,7 +382,7 @@ public final class DaemonCore: SansIOCore {
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }
         let announced = link.announced || link.heir != nil
-        let why = link.closeReason ?? stallBlame(now).map { "\($0) (\(reason))" } ?? reason
+        let why = link.closeReason ?? stallBlame(now).map { "\($0); \(reason)" } ?? reason
         // Another link to the peer carries on (Protocol.md §4, duplicate links): a ready one, else
         // one whose HELLO names the peer and whose PROOF is on its way.
         let others = links.links(to: peer.id).filter { $0 !== link }

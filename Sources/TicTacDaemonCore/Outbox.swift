@@ -72,11 +72,11 @@ final class Outbox {
     /// of this program), said first.
     func peerError(_ link: Link, _ rawCode: UInt16, _ text: String, blame: String? = nil) {
         let reported = "\(link.peer?.name ?? "the peer") reported: \(text)"
-        link.closeReason = blame.map { "\($0) (\(reported))" } ?? reported
+        link.closeReason = blame.map { "\($0); \(reported)" } ?? reported
         let code = ErrorCode(rawValue: rawCode) ?? .internalError
         link.faulted = code != .timeout // the peer heard nothing from us: the path, not a fault
         if let peer = link.peer {
-            emit(.protocolError(peer, code: code, message: blame.map { "\($0) (\(text))" } ?? text, sent: false))
+            emit(.protocolError(peer, code: code, message: blame.map { "\($0); \(text)" } ?? text, sent: false))
         } else {
             strangerFaults += 1
             log("ERROR \(code) from \(link.address): \(text)")
