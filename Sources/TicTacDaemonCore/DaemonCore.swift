@@ -19,8 +19,9 @@ import TicTacTime
 // A link's life (Link.swift has its states and transitions as tables): opened -> both sides
 // send HELLO -> the dialler sends PROOF, the acceptor checks it and sends its own -> ready once
 // the peer's PROOF verifies -> closed. While ready: PING after `pingAfter` of silence, dead
-// after `deadAfter`. Any protocol fault sends ERROR and closes the link; the daemon and its
-// other links carry on.
+// after `deadAfter`; after a stall of our own loop (`stalled`: the process was stopped) every
+// link is PINGed and nothing is judged for one round, since the silence was ours. Any protocol
+// fault sends ERROR and closes the link; the daemon and its other links carry on.
 //
 // Presence is not a link. A link is opened only when our player invites a peer we have no link
 // to (the `dial` action; the invitation goes out once the handshake is done) or when a peer
