@@ -52,6 +52,7 @@ public final class PresenceService {
             core.handleTimeout(now: reactor.now)
             apply()
         }
+        reactor.whenStalled { [weak self] length in self?.handle(.stalled(length)) } // not the peers' silence
         guard broadcast else { return }
         self.broadcast = try BroadcastSocket(reactor: reactor, port: port, interfaces: interfaces) { [weak self] datagram in
             self?.handle(.datagram(datagram.bytes, from: datagram.source.ip))

@@ -58,6 +58,10 @@ public struct DiscoveryCore: SansIOCore {
     }
 
     var entries: [ID128: Entry] = [:]
+    /// After a stall of our own (`DiscoveryInput.stalled`) nothing expires before this.
+    private var expiryHeld: Instant?
+    /// How long, after a stall, what was heard meanwhile has to be read before a peer expires.
+    static let stallHold: Duration = .seconds(1)
     /// Ids whose signed view left: their last timestamp, until when it is kept.
     var stamps: [ID128: (stamp: UInt64, until: Instant)] = [:]
     /// New ids held per origin address and per its prefix, unsigned and signed apart.
@@ -112,11 +116,12 @@ public struct DiscoveryCore: SansIOCore {
     /// The nearest time `handleTimeout(now:)` has work to do.
     public func pollTimeout() -> Instant? {
         var best = announceDue
+        func held(_ t: Instant) -> Instant { expiryHeld.map { max(t, $0) } ?? t }
         for entry in entries.values {
             for view in entry.views.values {
-                if let e = view.expires { best = best.map { min($0, e) } ?? e }
+                if let e = view.expires.map(held) { best = best.map { min($0, e) } ?? e }
                 if let life = view.addressLife, let oldest = view.addresses.values.min() {
-                    best = best.map { min($0, oldest + life) } ?? oldest + life
+                    best = best.map { min($0, held(oldest + life)) } ?? held(oldest + life)
                 }
             }
         }
@@ -138,6 +143,8 @@ public struct DiscoveryCore: SansIOCore {
         case let .sighted(sighting): sighted(sighting, now: now)
         case let .unsighted(id, source, reason): removeView(id, source, reason: reason, now: now)
         case let .refused(id, since): refused(id, since: since, now: now)
+        // Our loop was stopped: the ANNOUNCEs of that time wait in the socket, read first.
+        case .stalled: expiryHeld = now + Self.stallHold
         }
     }
 
@@ -326,6 +333,10 @@ public struct DiscoveryCore: SansIOCore {
     }
 
     private mutating func expire(now: Instant) {
+        if let hold = expiryHeld {
+            guard now >= hold else { return }
+            expiryHeld = nil
+        }
         for (id, entry) in entries {
             for (key, view) in entry.views {
                 if let e = view.expires, e <= now {

@@ -20,6 +20,9 @@ public enum DiscoveryInput: Sendable, Equatable {
     /// there, or no route): it has left, and every view of it goes ("ben has left"), unless a
     /// signed ANNOUNCE of it was heard at or after `since` (the dial's start).
     case refused(ID128, since: Instant)
+    /// Our own loop could not run for this long (the process was stopped): the peers'
+    /// ANNOUNCEs of that time are read before any of them expires (Protocol.md §9).
+    case stalled(Duration)
 }
 
 extension PresencePeer {

@@ -55,3 +55,32 @@ import TicTacWire
         #expect(a.peers.isEmpty)
     }
 }
+
+/// Our own process stopped past a peer's expiry: its ANNOUNCEs of that time wait in the socket,
+/// so nothing expires before they are read (Protocol.md §9); a peer that said nothing meanwhile
+/// expires one second later.
+@Suite struct StalledPresenceTests {
+    @Test func aPeerDoesNotExpireWhileWeWereStopped() throws {
+        var (a, b, _) = LeftPeerTests.seen()
+        a.handle(.unsighted(b.local.id, via: .dnssd, reason: "gone"), now: at(3)) // broadcast only
+        _ = a.drain()
+        // Stopped from 10 ms to 9 s (ben expires at about 6 s): on waking, before anything is read.
+        a.handle(.stalled(.milliseconds(8990)), now: at(9000))
+        #expect(try #require(a.pollTimeout()) >= at(10000))
+        a.handleTimeout(now: at(9000))
+        #expect(a.drain().events.isEmpty, "not expired on the silence of our own stop")
+        // Ben's ANNOUNCE of 8 s is read: he stays.
+        b.handleTimeout(now: at(8000))
+        for d in b.drainRaw().sent { a.handle(.datagram(d, from: "198.18.0.2"), now: at(9001)) }
+        a.handleTimeout(now: at(10000))
+        #expect(a.peer(b.local.id) != nil)
+        // Without it, one second after waking he is gone.
+        var (c, d, _) = LeftPeerTests.seen()
+        c.handle(.unsighted(d.local.id, via: .dnssd, reason: "gone"), now: at(3))
+        c.handle(.stalled(.milliseconds(8990)), now: at(9000))
+        c.handleTimeout(now: at(9999))
+        #expect(c.peer(d.local.id) != nil)
+        c.handleTimeout(now: at(10000))
+        #expect(c.peer(d.local.id) == nil)
+    }
+}
