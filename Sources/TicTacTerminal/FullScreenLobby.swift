@@ -61,7 +61,8 @@ extension FullScreenModel {
         let end = min(peers.count, start + visible)
         let columns = width - Self.margin.count - 2 // after the margin and the selection mark
         let tails = peers[start..<end].map { ("  " + $0.address, peerTail($0)) }
-        let widest = tails.map { textWidth($0.0 + $0.1) }.max() ?? 0
+        // Names make room for the addresses (and "(bot)"); a longer note drops its row's address.
+        let widest = peers[start..<end].map { textWidth("  " + $0.address + ($0.capabilities.contains(.bot) ? "  (bot)" : "")) }.max() ?? 0
         let nameWidth = max(min(4, columns), min(28, peers[start..<end].map { textWidth($0.name) }.max() ?? 0, columns - widest))
         for (offset, i) in (start..<end).enumerated() {
             let p = peers[i]
