@@ -71,7 +71,7 @@ extension FullScreenModel {
             let (address, tail) = tails[offset]
             let text = textWidth(name + address + tail) <= columns ? name + address + tail : name + tail
             var line = ScreenLine(Self.margin)
-            line.add(mark + text, i == selected ? .selected : .plain)
+            line.add(mark + clip(text, columns), i == selected ? .selected : .plain)
             rows.append(line)
         }
         if end - start < peers.count, rows.count < room {

@@ -275,7 +275,7 @@ extension FullScreenModel {
             case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn
             }
             var line = ScreenLine(Self.margin)
-            line.add(status, style)
+            line.add(clip(status, width - Self.margin.count), style) // a cut clock or cell name is marked as cut
             rows.append(line)
             if var followUp = followUpText {
                 if textWidth(followUp) > width - Self.margin.count { followUp = shortFollowUpText ?? followUp }

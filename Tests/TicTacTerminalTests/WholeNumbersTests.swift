@@ -1,5 +1,6 @@
 import Testing
 import TicTacDaemonCore
+import TicTacEngine
 @testable import TicTacTerminal
 import TicTacWire
 
@@ -86,5 +87,17 @@ import TicTacWire
         #expect(screen(m).contains { $0.contains("You rolled 9, bob rolled 4; no move clock") })
         m.apply(.game(.board(try board(o: [0], x: [])), opponent: bobOpponent))
         #expect(!screen(m).contains { $0.contains("You rolled") })
+    }
+}
+
+/// The status under the board, cut for a narrow window, says it was cut.
+@Suite struct MarkedCutTests {
+    @Test func aCutStatusEndsInAMark() throws {
+        var m = gameModel(size: try BoardSize(rows: 15, cols: 15, k: 5))
+        m.apply(.game(.opponentMoved(cell: 11 * 15 + 7), opponent: bobOpponent))
+        let full = try #require(m.statusText)
+        #expect(full.hasSuffix("bob played h12"))
+        let line = try #require(screen(m, 20, 40).first { $0.hasPrefix("  Your Turn") })
+        #expect(line.hasSuffix("…"), "\(line)")
     }
 }
