@@ -2,6 +2,7 @@ import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
 import TicTacTerminal
+import TicTacWire
 
 /// Says what came of each peer the player named (`connect HOST:PORT`, the lobby's `a`,
 /// `--connect`): after "Connecting to X", always one of "Connected to X: ben", "Cannot connect
@@ -39,6 +40,9 @@ final class DialReports {
             switch daemon.linkProgress(link) {
             case .handshaking:
                 return false
+            case let .proven(peer) where !peer.capabilities.contains(.tictactoe):
+                // A `tictac spheres` daemon: connected, but the lobby does not list it.
+                show(.error(code: "connect-failed", message: "\(text) is \(peer.name), which offers no tic-tac-toe (the field only): not listed"))
             case let .proven(peer):
                 show(.notice("Connected to \(text): \(peer.name)"))
             case .closed:

@@ -42,6 +42,17 @@ import TicTacWire
         #expect(told == [.notice("Connecting to 127.0.0.1:\(ben.port)"), .notice("Connected to 127.0.0.1:\(ben.port): ben")])
     }
 
+    @Test func aFieldOnlyDaemonIsSaidToBeOne() throws {
+        let reactor = try Reactor()
+        let config = DaemonConfig(name: try DisplayName("sam"), capabilities: [.field], makeRandom: { SplitMix64(seed: 3) })
+        let sam = try Daemon(reactor: reactor, config: config, port: 0)
+        let told = try story(port: sam.port, reactor: reactor) { event in
+            if case .error = event { return true } else { return false }
+        }
+        #expect(told.last == .error(code: "connect-failed",
+                                    message: "127.0.0.1:\(sam.port) is sam, which offers no tic-tac-toe (the field only): not listed"))
+    }
+
     @Test func somethingThatIsNotAPlayerIsGivenUp() throws {
         let reactor = try Reactor()
         // A listener that accepts and never speaks: the handshake runs out (5 s).
