@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TicTacDaemonCore
+import TicTacJSON
 import TicTacNet
 import TicTacWire
 
@@ -67,8 +68,14 @@ public final class PlainFront: Front {
         guard echoes.admit(event) else { return } // a peer-updated that would show nothing new
         formatter.note(event)
         var lines = formatter.lines(for: event)
-        if case let .peerFound(p) = event, formatter.style == .text, let note = echoes.earlierNote(for: p), !lines.isEmpty {
-            lines[0] += OutputFormatter.escaped(" (\(note))")
+        if case let .peerFound(p) = event, let note = echoes.earlierNote(for: p) {
+            // An earlier instance of this peer is still listed (PeerEchoes): say which.
+            switch formatter.style {
+            case .text: lines = lines.map { $0 + OutputFormatter.escaped(" (\(note))") }
+            case .json:
+                let ids = echoes.earlierInstances(of: p).map { JSON.string($0.id.description) }
+                lines = [JSON.object([("event", .string("peer-found"))] + OutputFormatter.peer(p) + [("earlier", .array(ids))]).serialized]
+            }
         }
         for line in lines { output.write(line) }
         if let next = rematch.after(event) {

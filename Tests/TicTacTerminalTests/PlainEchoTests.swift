@@ -69,6 +69,9 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
         let text = try plainLines(json: false, [.peerFound(ben), .peerFound(restarted), .peerFound(other)])
         #expect(text[1] == "Peer found: ben (12345678) at 198.18.0.2, idle (an earlier instance of ben at this address (9a760000) is still listed until it expires)")
         #expect(text[2] == "Peer found: ben (55550000) at 198.18.0.9, idle")
+        let json = try plainLines(json: true, [.peerFound(ben), .peerFound(restarted), .peerFound(other)])
+        #expect(json[1].hasSuffix(#""earlier":["\#(ben.id)"]}"#), "\(json[1])")
+        #expect(!json[0].contains("earlier") && !json[2].contains("earlier"))
 
         var m = FullScreenModel(color: false)
         m.apply(.peerFound(ben))
