@@ -72,6 +72,7 @@ struct FullScreenModel {
     private(set) var peers: [PeerInfo] = []
     /// The order each listed peer was first seen in (to tell an earlier instance of a peer).
     private(set) var foundOrder: [ID128: Int] = [:]
+    private var foundCount = 0
     /// Index of the selected peer in `peers` (0 when the list is empty).
     private(set) var selected = 0
     /// The daemon serves the collaborative field too: `f` in the lobby opens it.
@@ -211,8 +212,14 @@ struct FullScreenModel {
     }
 
     private mutating func sortPeers(keeping id: ID128?) {
-        foundOrder = foundOrder.filter { entry in peers.contains { $0.id == entry.key } }
-        for p in peers where foundOrder[p.id] == nil { foundOrder[p.id] = (foundOrder.values.max() ?? 0) + 1 }
+        for p in peers where foundOrder[p.id] == nil {
+            foundCount += 1
+            foundOrder[p.id] = foundCount
+        }
+        if foundOrder.count > peers.count { // some went (a new list): forget them
+            let listed = Set(peers.map(\.id))
+            foundOrder = foundOrder.filter { listed.contains($0.key) }
+        }
         peers.sort { a, b in
             let x = a.name.lowercased(), y = b.name.lowercased()
             return x != y ? x < y : a.id < b.id
