@@ -58,9 +58,9 @@ struct PlayCommand: ParsableCommand {
             throw ValidationError("--local plays without a network, where no one sees a name; drop --name (with --hotseat it names player 1)")
         }
         if opponentName != nil, !hotseat { throw ValidationError("--opponent-name names player 2 of --hotseat; drop it (or add --local --hotseat)") }
-        if let opponentName {
-            let two = try checked(try DisplayName(opponentName))
-            if let one = options.name, one == two.value { throw ValidationError("--name and --opponent-name must differ: the screen tells the players apart by name") }
+        if let opponentName { _ = try checked(try DisplayName(opponentName)) }
+        if hotseat, (options.name ?? "Player 1") == (opponentName ?? "Player 2") {
+            throw ValidationError("--name and --opponent-name must differ (defaults: Player 1, Player 2): the screen tells the players apart by name")
         }
         if local, options.keepsState { throw ValidationError("--local keeps no identity or history; drop --state-dir, --identity and --ephemeral") }
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {

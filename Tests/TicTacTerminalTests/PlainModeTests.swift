@@ -201,6 +201,8 @@ import TicTacTime
         #expect(alone.err.contains("--opponent-name names player 2 of --hotseat"), "\(alone.err)")
         let same = try run(["play", "--local", "--hotseat", "--name", "ann", "--opponent-name", "ann"], input: "")
         #expect(same.status == 64 && same.err.contains("must differ"), "\(same.err)")
+        let asDefault = try run(["play", "--local", "--hotseat", "--opponent-name", "Player 1"], input: "")
+        #expect(asDefault.status == 64 && asDefault.err.contains("must differ"), "\(asDefault.err)")
         let bad = try run(["play", "--local", "--hotseat", "--opponent-name", "a\u{7}b"], input: "")
         #expect(bad.status == 64, "\(bad.err)")
         // Accepted: this run stops only because a pipe is not a terminal.
