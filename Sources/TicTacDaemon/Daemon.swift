@@ -107,15 +107,18 @@ public final class Daemon {
     /// Dials a peer named by the user (`--connect`) until it answers: the first failure is
     /// reported, then it is tried again quietly after 1 s, 2 s, 4 s ... at most every 30 s, so a
     /// peer started later is still reached. Stops once a connection is made, or on `leave()`.
-    public func keepConnecting(to addresses: [SocketAddress], delay: Duration = .seconds(1)) {
+    /// `onConnected`: the link and address a connection was made on (`linkProgress` says what
+    /// it comes to).
+    public func keepConnecting(to addresses: [SocketAddress], delay: Duration = .seconds(1),
+                               onConnected: ((LinkID, SocketAddress) -> Void)? = nil) {
         guard !leaving else { return }
-        connect(to: addresses, dialling: nil) { [weak self] address, reason in
+        connect(to: addresses, dialling: nil, onConnected: onConnected) { [weak self] address, reason in
             guard let self, !self.leaving else { return }
             if delay == .seconds(1) {
                 self.onEvent(.connectFailed(address, reason: reason + "; trying again in the background"))
             }
             self.reactor.schedule(after: delay) { [weak self] in
-                self?.keepConnecting(to: addresses, delay: min(delay * 2, .seconds(30)))
+                self?.keepConnecting(to: addresses, delay: min(delay * 2, .seconds(30)), onConnected: onConnected)
             }
         }
     }
@@ -123,6 +126,7 @@ public final class Daemon {
     /// `dialling`: the peer the core asked for; its failure goes back to the core. `onFailure`:
     /// the caller handles the failure instead (retries).
     private func connect(to addresses: [SocketAddress], dialling peer: ID128?,
+                         onConnected: ((LinkID, SocketAddress) -> Void)? = nil,
                          onFailure: ((String, String) -> Void)? = nil) {
         guard let address = addresses.first else {
             if let peer { core.handle(.dialFailed(peer, reason: "no usable address"), now: reactor.now) }
@@ -135,7 +139,7 @@ public final class Daemon {
         do {
             conn = try FrameConnection(reactor: reactor, connectingTo: address, decoder: FrameInbound())
         } catch {
-            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, onFailure: onFailure) }
+            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, onConnected: onConnected, onFailure: onFailure) }
             failed(address.description, peer: peer, reason: error.description, onFailure: onFailure)
             return
         }
@@ -144,8 +148,9 @@ public final class Daemon {
             tap?(id, reactor.now, .opened(outgoing: true, remote: address))
             core.handle(.linkOpened(id, outgoing: true, address: address.ip, port: address.port), now: reactor.now)
             apply()
+            onConnected?(id, address)
         }
-        wire(conn, id: id, fallback: Array(fallback), dialling: peer, onFailure: onFailure)
+        wire(conn, id: id, fallback: Array(fallback), dialling: peer, onConnected: onConnected, onFailure: onFailure)
     }
 
     private func failed(_ address: String, peer: ID128?, reason: String, onFailure: ((String, String) -> Void)?) {
@@ -291,7 +296,7 @@ public final class Daemon {
     }
 
     private func wire(_ conn: FrameConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
-                      onFailure: ((String, String) -> Void)? = nil) {
+                      onConnected: ((LinkID, SocketAddress) -> Void)? = nil, onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         if let tap {
             conn.onRead = { [weak self] bytes in
@@ -324,7 +329,7 @@ public final class Daemon {
             trimmer.linkClosed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
-                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onFailure: onFailure) } // the core never saw this link
+                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, onConnected: onConnected, onFailure: onFailure) } // the core never saw this link
                 failed(conn.remote.description, peer: peer, reason: reason.description, onFailure: onFailure)
             }
             core.handle(.linkClosed(id, reason: reason.description), now: reactor.now)

@@ -335,3 +335,11 @@ public enum DaemonInput: Sendable {
     /// A search handed out with `think` is done.
     case botMoveReady(BotSearchResult)
 }
+
+/// Where a link stands (`DaemonCore.linkProgress`): its handshake running, done (the peer it
+/// proved to be), or the link closed (or never known).
+public enum LinkProgress: Sendable, Equatable {
+    case handshaking
+    case proven(PeerInfo)
+    case closed
+}
