@@ -74,6 +74,9 @@ public struct PlayConfiguration: Sendable {
     public var level: BotLevel = .perfect
     /// Two people at one keyboard (with `local`).
     public var hotSeat = false
+    /// The hot-seat players' names (`--name`, `--opponent-name`); nil: "Player 1", "Player 2".
+    public var playerOne: DisplayName?
+    public var playerTwo: DisplayName?
     public var plain = false
     public var json = false
     public var noColor = false

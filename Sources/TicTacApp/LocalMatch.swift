@@ -23,15 +23,16 @@ public struct LocalMatch {
     ///   - budget: the bot's search budget per move (`Bot.defaultSearchNodes` nodes in the app).
     ///   - moveTime: the player's move clock (zero: none); the bot asks for none.
     ///   - hotSeat: two people instead of a player and the bot; both sides get `moveTime`.
+    ///   - playerTwo: the second hot-seat player's name ("Player 2" when nil).
     public init(size: BoardSize = .classic, level: BotLevel, rng: some RandomNumberGenerator,
-                budget: SearchBudget = .unlimited, moveTime: Duration = .zero, hotSeat: Bool = false) {
+                budget: SearchBudget = .unlimited, moveTime: Duration = .zero, hotSeat: Bool = false, playerTwo: String? = nil) {
         var rng = AnyRandom(rng)
         human = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: moveTime)
         botSide = GameSession(size: size, rng: SplitMix64(seed: rng.next()), moveTime: hotSeat ? moveTime : .zero)
         bot = Bot(level: level)
         botRNG = AnyRandom(SplitMix64(seed: rng.next()))
         let id = ID128.random(using: &rng)
-        opponent = Opponent(id: id, name: hotSeat ? Self.playerTwo : "bot (\(level.rawValue))")
+        opponent = Opponent(id: id, name: hotSeat ? playerTwo ?? Self.playerTwo : "bot (\(level.rawValue))")
         self.hotSeat = hotSeat
         self.budget = budget
     }
@@ -129,7 +130,7 @@ public struct LocalMatch {
                 case let .send(m): if let d = carried(m) { human.handle(.received(d), now: now) }
                 case .show(.yourTurn): if !hotSeat { botMove(now: now) }
                 case .show: break
-                case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? Self.playerTwo : "bot"): \(message)"))
+                case let .fail(code, message): output.append(.error(code: code.description, message: "\(hotSeat ? opponent.name : "bot"): \(message)"))
                 case .record: break
                 }
             }

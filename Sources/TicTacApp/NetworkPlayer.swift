@@ -16,6 +16,7 @@ public final class NetworkPlayer {
     private let lifecycle: RunnerLifecycle
     private var running = false
     private var pending: [OutputEvent] = []
+    private lazy var dials = DialReports(reactor: reactor, daemon: daemon) { [unowned self] in front.show($0) }
 
     /// - Parameters:
     ///   - field: the collaborative field this daemon also serves (`field` command, `f` key).
@@ -41,7 +42,7 @@ public final class NetworkPlayer {
 
     /// Runs until the player quits or a signal arrives.
     public func run(connectTo peers: [[SocketAddress]], notices: [OutputEvent] = []) throws(NetError) {
-        defer { front.stop() } // gives the terminal back on every way out, errors included
+        defer { front.stop(); dials.stop() } // gives the terminal back on every way out, errors included
         try lifecycle.start { [unowned self] deadline, done in
             field?.leave()
             front.stop()
@@ -49,6 +50,7 @@ public final class NetworkPlayer {
         }
         daemon.onEvent = { [unowned self] event in
             front.show(OutputEvent(event))
+            dials.check()
             if case let .invited(by, _) = event, let field, field.isOpen {
                 field.front.show(.notice("\(by.name) invites you to tic-tac-toe: the lobby has it"))
             }
@@ -72,7 +74,7 @@ public final class NetworkPlayer {
                                          : "No network: only players on this host can be found"))
         }
         try front.start(reactor: reactor)
-        for addresses in peers { daemon.keepConnecting(to: addresses) }
+        for addresses in peers { dials.dial(addresses, as: addresses.first?.description ?? "") }
         try lifecycle.run()
     }
 
@@ -123,8 +125,7 @@ public final class NetworkPlayer {
             guard let self, !lifecycle.leaving else { return }
             switch answer {
             case let .success(addresses):
-                daemon.keepConnecting(to: addresses)
-                front.show(.notice("Connecting to \(text)"))
+                dials.dial(addresses, as: text)
             case let .failure(error):
                 front.show(.error(code: "bad-address", message: error.description))
             }

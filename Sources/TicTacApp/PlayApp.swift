@@ -55,7 +55,8 @@ public enum PlayApp {
             throw AppFailure(.usage, "--hotseat shares the full screen: standard input and output must be a terminal")
         }
         let match = LocalMatch(size: config.daemon.size, level: config.level, rng: setup.random.makeGenerator(),
-                               budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(config.moveTime), hotSeat: config.hotSeat)
+                               budget: .nodes(Bot.defaultSearchNodes), moveTime: .seconds(config.moveTime), hotSeat: config.hotSeat,
+                               playerTwo: config.playerTwo?.value)
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
         let runner = LocalGameRunner(reactor: reactor, match: match, front: makeFront(config, terminal: terminal))
         try AppFailure.attempt(.osErr, nil) { try runner.run() }
@@ -64,7 +65,8 @@ public enum PlayApp {
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
     private static func makeFront(_ config: PlayConfiguration, terminal: Bool) -> Front {
-        terminal ? FullScreenFront(color: !config.noColor && getenv("NO_COLOR") == nil, hotSeat: config.hotSeat)
+        terminal ? FullScreenFront(color: !config.noColor && getenv("NO_COLOR") == nil, hotSeat: config.hotSeat,
+                                    playerOne: config.playerOne?.value)
                  : PlainFront(json: config.json)
     }
 }

@@ -98,28 +98,27 @@ public final class Daemon {
     public var connectionCount: Int { connections.count }
 
     /// Dials a peer; `connectFailed` is reported if that does not work.
-    public func connect(to address: SocketAddress) {
-        connect(to: [address])
-    }
+    public func connect(to address: SocketAddress) { connect(to: [address]) }
 
     /// Dials a peer known by several addresses (a host name's getaddrinfo results), one at a
     /// time in order until one connects; `connectFailed` is reported once, when all have failed.
-    public func connect(to addresses: [SocketAddress]) {
-        connect(to: addresses, dialling: nil)
-    }
+    public func connect(to addresses: [SocketAddress]) { connect(to: addresses, dialling: nil) }
 
     /// Dials a peer named by the user (`--connect`) until it answers: the first failure is
     /// reported, then it is tried again quietly after 1 s, 2 s, 4 s ... at most every 30 s, so a
     /// peer started later is still reached. Stops once a connection is made, or on `leave()`.
-    public func keepConnecting(to addresses: [SocketAddress], delay: Duration = .seconds(1)) {
+    /// `onConnected`: the link and address a connection was made on (`linkProgress` says what
+    /// it comes to).
+    public func keepConnecting(to addresses: [SocketAddress], delay: Duration = .seconds(1),
+                               onConnected: ((LinkID, SocketAddress) -> Void)? = nil) {
         guard !leaving else { return }
-        connect(to: addresses, dialling: nil) { [weak self] address, reason in
+        connect(to: addresses, dialling: nil, onConnected: onConnected) { [weak self] address, reason in
             guard let self, !self.leaving else { return }
             if delay == .seconds(1) {
                 self.onEvent(.connectFailed(address, reason: reason + "; trying again in the background"))
             }
             self.reactor.schedule(after: delay) { [weak self] in
-                self?.keepConnecting(to: addresses, delay: min(delay * 2, .seconds(30)))
+                self?.keepConnecting(to: addresses, delay: min(delay * 2, .seconds(30)), onConnected: onConnected)
             }
         }
     }
@@ -127,6 +126,7 @@ public final class Daemon {
     /// `dialling`: the peer the core asked for; its failure goes back to the core. `onFailure`:
     /// the caller handles the failure instead (retries).
     private func connect(to addresses: [SocketAddress], dialling peer: ID128?, since: Instant? = nil,
+                         onConnected: ((LinkID, SocketAddress) -> Void)? = nil,
                          onFailure: ((String, String) -> Void)? = nil) {
         let since = since ?? reactor.now // when the dial began: a signed ANNOUNCE after it outweighs a refusal
         guard let address = addresses.first else {
@@ -140,7 +140,7 @@ public final class Daemon {
         do {
             conn = try FrameConnection(reactor: reactor, connectingTo: address, decoder: FrameInbound())
         } catch {
-            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, since: since, onFailure: onFailure) }
+            if !fallback.isEmpty { return connect(to: Array(fallback), dialling: peer, since: since, onConnected: onConnected, onFailure: onFailure) }
             failed(address.description, peer: peer, reason: .ioError(error), since: since, onFailure: onFailure)
             return
         }
@@ -149,8 +149,9 @@ public final class Daemon {
             tap?(id, reactor.now, .opened(outgoing: true, remote: address))
             core.handle(.linkOpened(id, outgoing: true, address: address.ip, port: address.port), now: reactor.now)
             apply()
+            onConnected?(id, address)
         }
-        wire(conn, id: id, fallback: Array(fallback), dialling: peer, since: since, onFailure: onFailure)
+        wire(conn, id: id, fallback: Array(fallback), dialling: peer, since: since, onConnected: onConnected, onFailure: onFailure)
     }
 
     private func failed(_ address: String, peer: ID128?, reason: CloseReason, since: Instant, onFailure: ((String, String) -> Void)?) {
@@ -298,7 +299,8 @@ public final class Daemon {
     }
 
     private func wire(_ conn: FrameConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
-                      since: Instant = Instant.zero, onFailure: ((String, String) -> Void)? = nil) {
+                      since: Instant = Instant.zero, onConnected: ((LinkID, SocketAddress) -> Void)? = nil,
+                      onFailure: ((String, String) -> Void)? = nil) {
         connections[id] = conn
         if let tap {
             conn.onRead = { [weak self] bytes in
@@ -331,7 +333,8 @@ public final class Daemon {
             trimmer.linkClosed()
             if !conn.isOutgoing { release(conn.remote.ip) }
             if !conn.isConnected, conn.isOutgoing, !leaving {
-                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, since: since, onFailure: onFailure) } // the core never saw this link
+                // The core never saw this link: the next address is tried.
+                if !fallback.isEmpty { return connect(to: fallback, dialling: peer, since: since, onConnected: onConnected, onFailure: onFailure) }
                 failed(conn.remote.description, peer: peer, reason: reason, since: since, onFailure: onFailure)
             }
             core.handle(.linkClosed(id, reason: reason.description), now: reactor.now)
@@ -367,9 +370,7 @@ public final class Daemon {
         }
     }
 
-    private func release(_ ip: String) {
-        sources.remove(ip)
-    }
+    private func release(_ ip: String) { sources.remove(ip) }
 
     // MARK: - Actions and the timer
 
@@ -493,7 +494,5 @@ public final class Daemon {
         botWorker.submit(job)
     }
 
-    private func rearm() {
-        timer.follow(core.pollTimeout())
-    }
+    private func rearm() { timer.follow(core.pollTimeout()) }
 }

@@ -17,6 +17,9 @@ extension Daemon {
     /// Whether a game is in play.
     public var inGame: Bool { core.currentGameSize != nil }
 
+    /// Where a link stands: handshaking, proven (to whom), or closed.
+    public func linkProgress(_ id: LinkID) -> LinkProgress { core.linkProgress(id) }
+
     /// The daemons discovery sees now (empty before discovery starts).
     public var presencePeers: [PresencePeer] { presence?.peers ?? [] }
 }

@@ -99,6 +99,13 @@ public final class DaemonCore: SansIOCore {
     }
 
     public var linkCount: Int { links.count }
+
+    /// What a link has come to, for the fronts to say what a connection the player asked for
+    /// came to.
+    public func linkProgress(_ id: LinkID) -> LinkProgress {
+        guard let link = links[id] else { return .closed }
+        return link.peer.map { .proven($0) } ?? .handshaking
+    }
     /// Games in progress (RollingDice through Done).
     public var gameCount: Int { links.gameCount }
     /// The game our player is in (a copy).

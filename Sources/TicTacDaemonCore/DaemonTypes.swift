@@ -339,3 +339,11 @@ public enum DaemonInput: Sendable {
     /// round from now, and a link lost in that round is said to be lost to the stop.
     case stalled(Duration)
 }
+
+/// Where a link stands (`DaemonCore.linkProgress`): its handshake running, done (the peer it
+/// proved to be), or the link closed (or never known).
+public enum LinkProgress: Sendable, Equatable {
+    case handshaking
+    case proven(PeerInfo)
+    case closed
+}

@@ -33,7 +33,7 @@ public struct FieldFormatter: Sendable {
                                 ("x", .int(Int(s.x))), ("y", .int(Int(s.y))),
                                 ("color", .array([.int(Int(s.color.red)), .int(Int(s.color.green)), .int(Int(s.color.blue))]))]).serialized
         }
-        return OutputFormatter.escaped("sphere \(s.key) \(s.x),\(s.y) color \(s.color) \(s.name)")
+        return OutputFormatter.escaped("sphere \(s.name) at \(s.x),\(s.y) color \(s.color) (\(Self.shortKey(s.key)))")
     }
 
     public func left(_ key: SphereKey, name: String, reason: SphereLeftReason) -> String {
@@ -41,7 +41,16 @@ public struct FieldFormatter: Sendable {
             return JSON.object([("event", .string("sphere-left")), ("id", .string(key.description)),
                                 ("name", .string(name)), ("reason", .string(reason.rawValue))]).serialized
         }
-        return OutputFormatter.escaped("sphere-left \(key) \(reason.rawValue) \(name)")
+        return OutputFormatter.escaped("sphere-left \(name): \(reason.rawValue) (\(Self.shortKey(key)))")
+    }
+
+    /// A sphere's key at the end of a text line: an id's first 8 hex digits (as the lobby's
+    /// lines give them), an original app's address and port in full.
+    static func shortKey(_ key: SphereKey) -> String {
+        switch key {
+        case let .peer(id): String(id.description.prefix(8))
+        case let .original(endpoint): "from \(endpoint)"
+        }
     }
 
     /// Our sphere on joining; `event` names the line (`ready`, or `field` in tictac play).
@@ -51,7 +60,7 @@ public struct FieldFormatter: Sendable {
                                 ("port", .int(Int(port))), ("x", .int(Int(s.x))), ("y", .int(Int(s.y))),
                                 ("color", .array([.int(Int(s.color.red)), .int(Int(s.color.green)), .int(Int(s.color.blue))]))]).serialized
         }
-        return OutputFormatter.escaped("\(event) \(s.key) field port \(port) at \(s.x),\(s.y) color \(s.color) as \(s.name)")
+        return OutputFormatter.escaped("\(event) \(s.name) at \(s.x),\(s.y) color \(s.color), field port \(port) (\(Self.shortKey(s.key)))")
     }
 
     /// The counters: what was received and sent, and every drop by its Protocol.md §11 name.

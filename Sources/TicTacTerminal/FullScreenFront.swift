@@ -39,11 +39,13 @@ public final class FullScreenFront: Front {
     /// - Parameter color: ANSI colours; pass false when NO_COLOR is set or --no-color is given.
     ///   Box-drawing characters are used when the locale is UTF-8, ASCII otherwise.
     /// - Parameter hotSeat: two people at one keyboard (`play --local --hotseat`).
+    /// - Parameter playerOne: the first hot-seat player's name ("Player 1" when nil).
     /// - Parameters input, output: the terminal's descriptors.
-    public init(color: Bool, hotSeat: Bool = false, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
+    public init(color: Bool, hotSeat: Bool = false, playerOne: String? = nil, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         terminal = RawTerminal(input: input, output: output)
         model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
         model.hotSeat = hotSeat
+        if let playerOne { model.playerOne = playerOne }
     }
 
     deinit { stop() }

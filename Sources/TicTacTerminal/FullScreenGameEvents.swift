@@ -21,12 +21,13 @@ extension FullScreenModel {
             confirm = nil
             countdown = nil
             let said = [carriedNote, rolls].compactMap { $0 }
-            notice = said.isEmpty ? nil : Notice(text: said.joined(separator: ". "), tone: .info) // until the first move
+            notice = carriedNote == nil ? nil : Notice(text: said.joined(separator: ". "), tone: .info) // until the first move
+            game?.rolls = rolls // under the board until our own first move (`shownNotice`)
             rolls = nil
             carriedNote = nil
         case let .rolls(yours, theirs, moveTime):
             let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
-            rolls = "\(hotSeat ? "\(Self.playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
+            rolls = "\(hotSeat ? "\(playerOne) rolled" : "You rolled") \(yours), \(opponent.name) rolled \(theirs); \(clock)"
             pendingMoveTime = moveTime
         case let .timeUp(yours, clock):
             game?.ending = .time(yours: yours)
@@ -61,6 +62,15 @@ extension FullScreenModel {
             game = nil
             notice = Notice(title: Self.disconnectedTitle, text: Self.disconnectedText, tone: .alert)
         }
+    }
+
+    /// The notice on screen: the notice, else the game's rolls until our first piece is on the
+    /// board, so a second mover still reads them after a quick first move (a bot's).
+    var shownNotice: Notice? {
+        if let notice { return notice }
+        guard let game, let rolls = game.rolls, !game.board.cells.contains(game.piece) else { return nil }
+        if case .over = game.phase { return nil }
+        return Notice(text: rolls, tone: .info)
     }
 
     /// The turn changed: its clock starts, when the game has one.

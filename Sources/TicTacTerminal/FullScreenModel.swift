@@ -36,6 +36,8 @@ struct FullScreenModel {
         /// The agreed seconds per move (0: no clock) and the seconds left on the running one.
         var moveTime = 0
         var clockLeft: Int?
+        /// The rolls that decided who moves first ("You rolled 4, ben rolled 9; ...").
+        var rolls: String?
         /// Set once the opponent is gone while the finished game stays on screen: why.
         var gone: String?
         var size: BoardSize { board.size }
@@ -68,6 +70,9 @@ struct FullScreenModel {
     var addresses: [String] = []
     /// Peers sorted A-Z by name, case-insensitive (then by id).
     private(set) var peers: [PeerInfo] = []
+    /// The order each listed peer was first seen in (to tell an earlier instance of a peer).
+    private(set) var foundOrder: [ID128: Int] = [:]
+    private var foundCount = 0
     /// Index of the selected peer in `peers` (0 when the list is empty).
     private(set) var selected = 0
     /// The daemon serves the collaborative field too: `f` in the lobby opens it.
@@ -126,6 +131,7 @@ struct FullScreenModel {
             let index = selected
             peers.removeAll { $0.id == p.id }
             held.removeAll { $0 == p.id }
+            foundOrder[p.id] = nil
             // "ben declined" means nothing once ben is gone; "Peer Disconnected!" is why the game
             // vanished, and a peer that quits is lost right after it: that one stays until ben is back.
             if notice?.about == p.id, notice?.tone != .alert { notice = nil }
@@ -210,7 +216,7 @@ struct FullScreenModel {
             notice = Notice(text: message, tone: .error)
         case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
-        case .rematch:
+        case .rematch, .moveClock:
             break // plain mode's line; the screen counts down from game-over itself
         case let .game(g, opponent):
             apply(g, opponent: opponent)
@@ -218,6 +224,14 @@ struct FullScreenModel {
     }
 
     private mutating func sortPeers(keeping id: ID128?) {
+        for p in peers where foundOrder[p.id] == nil {
+            foundCount += 1
+            foundOrder[p.id] = foundCount
+        }
+        if foundOrder.count > peers.count { // some went (a new list): forget them
+            let listed = Set(peers.map(\.id))
+            foundOrder = foundOrder.filter { listed.contains($0.key) }
+        }
         peers.sort { a, b in
             let x = a.name.lowercased(), y = b.name.lowercased()
             return x != y ? x < y : a.id < b.id
@@ -234,7 +248,7 @@ struct FullScreenModel {
     /// Two people at one keyboard (`play --local --hotseat`): the screen speaks of "Player 1"
     /// (our side) and "Player 2" instead of "you" and "the opponent".
     var hotSeat = false
-    static let playerOne = "Player 1"
+    var playerOne = "Player 1"
 
     /// The address being typed after `a` in the lobby (nil when not typing one).
     var addressEntry: String?
@@ -460,45 +474,5 @@ struct FullScreenModel {
             return nil // the front passes shifted arrows as plain ones
         }
         return nil
-    }
-
-    /// The answer of `entryKey`: the key was taken, with or without a command.
-    private struct Taken { var command: Command? }
-
-    /// A key while a cell's name is being typed (`cellEntry`): digits add to it and move the
-    /// cursor there, Backspace takes one back, Esc stops, Enter plays the named cell. Nil: the
-    /// key is not part of the name (the entry ends and the key does what it always does).
-    private mutating func entryKey(_ key: Key, size: BoardSize) -> Taken? {
-        guard let entry = cellEntry else { return nil }
-        switch key {
-        case let .char(c) where c.isASCII && c.isNumber:
-            guard entry.count < 3 else { return Taken() }
-            let typed = entry + String(c)
-            guard let ref = CellName.parse(typed), let cell = ref.cell(on: size) else {
-                notice = Notice(text: "No cell \(typed) on this \(size.rows)x\(size.cols) board", tone: .error)
-                return Taken()
-            }
-            cellEntry = typed
-            cursor = cell
-            if notice?.tone == .error { notice = nil }
-            return Taken()
-        case .backspace:
-            cellEntry = entry.count > 1 ? String(entry.dropLast()) : nil
-            return Taken()
-        case .escape:
-            cellEntry = nil
-            return Taken()
-        case .enter, .char(" "):
-            cellEntry = nil
-            guard CellName.parse(entry) != nil else {
-                notice = Notice(text: "Type the row number after \(entry), then Enter", tone: .error)
-                cellEntry = entry
-                return Taken()
-            }
-            return Taken(command: .move(cursor + 1))
-        default:
-            cellEntry = nil
-            return nil
-        }
     }
 }

@@ -53,7 +53,7 @@ extension FullScreenModel {
 
     /// The lobby: the list, then the prompt and notice low on the screen; the key help last.
     private func lobbyLines(width: Int, height: Int) -> [ScreenLine] {
-        let top = lobbyTop()
+        let top = lobbyTop(width: width)
         // The notice takes up to four lines when the peer list leaves them free, else two.
         let listed = max(1, peers.count)
         var status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 4)
@@ -61,7 +61,7 @@ extension FullScreenModel {
             status = [ScreenLine()] + statusLines(width: width) + noticeLines(width: width, maxLines: 2)
         }
         let help = helpLine(width: width)
-        var rows = top + peerRows(room: max(0, height - top.count - status.count - 1))
+        var rows = top + peerRows(room: max(0, height - top.count - status.count - 1), width: width)
         rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - status.count - 1))
         return rows + status + [help]
     }
@@ -75,7 +75,7 @@ extension FullScreenModel {
         let size = game.size
         let status = statusLines(width: width)
         let help = helpLine(width: width)
-        var title: ScreenLine? = titleLine(), info: ScreenLine? = infoLine(game, width: width), score: ScreenLine? = scoreLine(game)
+        var title: ScreenLine? = titleLine(width: width), info: ScreenLine? = infoLine(game, width: width), score: ScreenLine? = scoreLine(game)
         var topSpacer = true, statusSpacer = true
         var noticeMax = 2
         func notice() -> [ScreenLine] { noticeLines(width: width, maxLines: noticeMax) }
@@ -126,67 +126,6 @@ extension FullScreenModel {
         }
         return assemble(compactBoard(game, winning: winning, letters: letters))
     }
-    private var dot: String { unicode ? " · " : " - " }
-
-    private func titleLine() -> ScreenLine {
-        var line = ScreenLine(" tictac", .title)
-        if let me {
-            line.add("\(dot)\(clip(me.name, 32))\(dot)port \(me.port)", .title)
-        }
-        line.fill = .title
-        return line
-    }
-
-    /// Where a friend reaches us, as `a` in their lobby (or `--connect`) takes it: host:port,
-    /// IPv6 in brackets. Nil before `.ready` or when this host has no address but loopback.
-    var ownAddressText: String? {
-        guard let me, !addresses.isEmpty else { return nil }
-        let list = addresses.map { $0.contains(":") ? "[\($0)]:\(me.port)" : "\($0):\(me.port)" }
-        return "Your address: " + list.joined(separator: "  ")
-    }
-
-    // MARK: - Lobby
-
-    private func lobbyTop() -> [ScreenLine] {
-        [titleLine(), ScreenLine(ownAddressText.map { Self.margin + $0 } ?? "", .dim),
-         ScreenLine(Self.margin + "Available Peers", .bold)]
-    }
-
-    /// The peer list, scrolled so the selected peer is visible.
-    private func peerRows(room: Int) -> [ScreenLine] {
-        guard room > 0 else { return [] }
-        guard !peers.isEmpty else {
-            return [ScreenLine(Self.margin + "  none yet: players on this network appear here", .dim)]
-        }
-        var rows: [ScreenLine] = []
-        var visible = min(room, peers.count)
-        if visible < peers.count, visible > 1 { visible -= 1 } // keep a line for "n-m of N"
-        let start = max(0, min(peers.count - visible, selected - visible / 2))
-        let end = min(peers.count, start + visible)
-        let nameWidth = min(28, peers[start..<end].map { textWidth($0.name) }.max() ?? 0)
-        for i in start..<end {
-            let p = peers[i]
-            let mark = i == selected ? (unicode ? "▸ " : "> ") : "  "
-            var text = mark + pad(clip(p.name, nameWidth), nameWidth) + "  " + p.address
-            if p.capabilities.contains(.bot) { text += "  (bot)" }
-            // The peer we invited announces itself busy with our own invitation: say what it is.
-            if outgoing?.id == p.id {
-                text += "  invited"
-            } else if incoming?.peer.id == p.id || held.contains(p.id) {
-                text += "  invites you" // the held ones are asked in turn (Protocol.md §8)
-            } else if p.state != .idle {
-                text += "  \(p.state)"
-            }
-            var line = ScreenLine(Self.margin)
-            line.add(text, i == selected ? .selected : .plain)
-            rows.append(line)
-        }
-        if end - start < peers.count, rows.count < room {
-            rows.append(ScreenLine(Self.margin + "  \(start + 1)-\(end) of \(peers.count)", .dim))
-        }
-        return rows
-    }
-
     // MARK: - Game
 
     /// Who plays what, the opponent's name and the board's size and goal; in a narrow window
@@ -195,7 +134,7 @@ extension FullScreenModel {
     private func infoLine(_ game: Game, width: Int) -> ScreenLine {
         let name = clip(game.opponent.name, 32), size = game.size
         let goal = "\(size.rows)x\(size.cols), \(size.k) in a row"
-        let me = hotSeat ? "\(Self.playerOne): " : "You: "
+        let me = hotSeat ? "\(clip(playerOne, 32)): " : "You: "
         var gap = "    ", them = hotSeat ? "\(name): " : "Opponent: \(name) "
         if textWidth(Self.margin + me + "O" + gap + them + "X" + gap + goal) > width {
             gap = "  "
@@ -212,7 +151,7 @@ extension FullScreenModel {
 
     private func scoreLine(_ game: Game) -> ScreenLine {
         hotSeat
-            ? ScreenLine(Self.margin + "Score: \(Self.playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
+            ? ScreenLine(Self.margin + "Score: \(playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
             : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
     }
 
@@ -336,7 +275,7 @@ extension FullScreenModel {
             case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn
             }
             var line = ScreenLine(Self.margin)
-            line.add(status, style)
+            line.add(clip(status, width - Self.margin.count), style) // a cut clock or cell name is marked as cut
             rows.append(line)
             if var followUp = followUpText {
                 if textWidth(followUp) > width - Self.margin.count { followUp = shortFollowUpText ?? followUp }
@@ -353,7 +292,7 @@ extension FullScreenModel {
 
     /// The notice: its title, if any, then its text in at most `maxLines` lines.
     private func noticeLines(width: Int, maxLines: Int) -> [ScreenLine] {
-        guard let notice, maxLines > 0 else { return [] }
+        guard let notice = shownNotice, maxLines > 0 else { return [] }
         var rows: [ScreenLine] = []
         if let title = notice.title { rows.append(ScreenLine(Self.margin + title, .bad)) }
         let style: TextStyle = notice.tone == .error ? .bad : .plain
@@ -403,7 +342,7 @@ extension FullScreenModel {
         return out + mark
     }
 
-    private func pad(_ s: String, _ width: Int) -> String {
+    func pad(_ s: String, _ width: Int) -> String {
         s + String(repeating: " ", count: max(0, width - textWidth(s)))
     }
 

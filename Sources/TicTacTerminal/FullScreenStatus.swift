@@ -8,16 +8,16 @@ extension FullScreenModel {
     var statusText: String? {
         guard let game else { return nil }
         if hotSeat {
-            let one = "\(Self.playerOne) (\(game.piece.symbol))", two = "\(game.opponent.name) (\(game.piece.opponent.symbol))"
+            let one = "\(playerOne) (\(game.piece.symbol))", two = "\(game.opponent.name) (\(game.piece.opponent.symbol))"
             switch game.phase {
             case .rolling: return "Rolling dice\(ellipsis)"
             case .yourTurn: return "\(one) to move"
             case .opponentTurn: return "\(two) to move"
             case let .over(result, _, resigned):
-                if case .time = game.ending, result != .draw { return "\(result == .won ? Self.playerOne : game.opponent.name) Won! (time's up)" }
+                if case .time = game.ending, result != .draw { return "\(result == .won ? playerOne : game.opponent.name) Won! (time's up)" }
                 switch result {
-                case .won: return "\(Self.playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
-                case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(Self.playerOne) resigned)" : "")
+                case .won: return "\(playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
+                case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(playerOne) resigned)" : "")
                 case .draw: return "Cat Wins!"
                 }
             }

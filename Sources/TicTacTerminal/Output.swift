@@ -55,6 +55,9 @@ public enum OutputEvent: Sendable, Equatable {
     /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
     /// ends the match instead (README "Plain mode").
     case rematch(seconds: Int, lobby: Bool)
+    /// Plain mode only (the full screen shows the clock itself): `seconds` are left for the move
+    /// of our player (`yours`) or of the opponent (MoveClockAnnouncer).
+    case moveClock(Opponent, yours: Bool, seconds: Int)
 
     /// The front's view of a daemon event.
     public init(_ event: DaemonEvent) {
@@ -109,6 +112,10 @@ public struct OutputFormatter: Sendable {
     /// game-over line says it too.
     public var ending: GameEnding?
 
+    /// The agreed seconds per move of the game being played (its `rolls`), 0 for none: the
+    /// turn's line says it when it runs.
+    public var moveTime = 0
+
     public init(style: Style) { self.style = style }
 
     /// Follows the events that shape later lines: call with every event before its lines.
@@ -118,6 +125,7 @@ public struct OutputFormatter: Sendable {
         case let .gameStarted(_, _, size):
             self.size = size
             ending = nil
+        case let .rolls(_, _, seconds): moveTime = seconds
         case let .timeUp(yours, _): ending = .time(yours: yours)
         case let .left(yours, _): ending = .left(yours: yours)
         case .score: ending = nil // said with the game-over just before
@@ -245,6 +253,8 @@ public struct OutputFormatter: Sendable {
         case let .gameVoid(p, reason): return ev("game-void", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
             return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
+        case let .moveClock(_, yours, seconds):
+            return ev("clock", [("who", .string(yours ? "you" : "opponent")), ("seconds", .int(seconds))])
         case let .rematch(seconds, lobby):
             return ev("rematch", [("seconds", .int(seconds)),
                                   ("commands", .array((lobby ? ["new", "lobby"] : ["new"]).map { .string($0) }))])
@@ -269,8 +279,8 @@ public struct OutputFormatter: Sendable {
             case let .left(yours, inRoll):
                 return ev("forfeit", [("who", .string(yours ? "you" : "opponent")), ("during", .string(inRoll ? "roll" : "game")),
                                       ("message", .string(Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)))])
-            case .yourTurn: return ev("your-turn")
-            case .opponentTurn: return ev("opponent-turn")
+            case .yourTurn: return ev("your-turn", moveTime > 0 ? [("seconds", .int(moveTime))] : [])
+            case .opponentTurn: return ev("opponent-turn", moveTime > 0 ? [("seconds", .int(moveTime))] : [])
             case let .opponentMoved(cell):
                 return ev("opponent-moved", [("cell", .int(cell + 1)), ("name", .string(CellName.name(cell, on: size)))])
             case let .board(board):
@@ -324,7 +334,7 @@ public struct OutputFormatter: Sendable {
         case let .peerLost(p, reason): return ["Peer lost: \(p.name) (\(reason))"]
         // Worded as "Peer found" is, so it never reads like an answer: "Peer bob is busy" right
         // after an invitation to bob looked like bob's DECLINE `busy` ("bob is busy").
-        case let .peerUpdated(p): return ["Peer updated: \(p.name), \(p.state)"]
+        case let .peerUpdated(p): return ["Peer updated: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)"]
         case let .invited(p, size):
             let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
             return ["\(p.name) invites you to play\(board): accept or decline?"]
@@ -351,6 +361,8 @@ public struct OutputFormatter: Sendable {
         case let .gameVoid(p, reason): return ["The game with \(p.name) cannot go on and counts for nobody: \(reason)"]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
+        case let .moveClock(opponent, yours, seconds):
+            return [yours ? "\(seconds) s left to move" : "\(opponent.name) has \(seconds) s left to move"]
         case let .rematch(seconds, lobby):
             return ["New game in \(seconds) s: new starts it now" + (lobby ? ", lobby ends the match and goes back to the lobby" : "")]
         case let .error(_, message): return ["Error: \(message)"]
@@ -367,8 +379,9 @@ public struct OutputFormatter: Sendable {
                 return [Self.timeUpText(yours: yours, clock: clock, opponent: opponent.name)]
             case let .left(yours, inRoll):
                 return [Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)]
-            case .yourTurn: return ["Your Turn"]
-            case .opponentTurn: return ["Opponent's Turn"]
+            // Under a minute a move's time matters from the start (as on the full screen).
+            case .yourTurn: return ["Your Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
+            case .opponentTurn: return ["Opponent's Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
             case let .opponentMoved(cell):
                 return [size == .classic ? "Opponent played \(cell + 1)"
                                          : "Opponent played \(CellName.name(cell, on: size)) (\(cell + 1))"]

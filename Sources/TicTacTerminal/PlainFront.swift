@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TicTacDaemonCore
+import TicTacJSON
 import TicTacNet
 import TicTacWire
 
@@ -24,19 +25,26 @@ public final class PlainFront: Front {
     public var interceptLine: ((String) -> Bool)?
     private var formatter: OutputFormatter
     private var rematch = RematchAnnouncer()
+    private var echoes: PeerEchoes
+    private var clock = MoveClockAnnouncer()
+    private var clockTimer: Reactor.TimerID?
+    private var reactor: Reactor?
     private var input: StdinLines?
     /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
     /// field's plain front writes through it too, so the two stay in order.
     public let output: LineWriter
 
-    public init(json: Bool) {
+    /// - Parameter outputFD: where the lines go (standard output; tests give a pipe).
+    public init(json: Bool, outputFD: Int32 = STDOUT_FILENO) {
         let formatter = OutputFormatter(style: json ? .json : .text)
         self.formatter = formatter
-        output = LineWriter(gapLine: formatter.gapLine)
+        echoes = PeerEchoes(style: formatter.style)
+        output = LineWriter(fd: outputFD, gapLine: formatter.gapLine)
     }
 
     public func start(reactor: Reactor) throws(NetError) {
         output.attach(to: reactor)
+        self.reactor = reactor
         input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
             switch item {
             case .tooLong:
@@ -57,10 +65,36 @@ public final class PlainFront: Front {
     }
 
     public func show(_ event: OutputEvent) {
+        guard echoes.admit(event) else { return } // a peer-updated that would show nothing new
         formatter.note(event)
-        for line in formatter.lines(for: event) { output.write(line) }
+        var lines = formatter.lines(for: event)
+        if case let .peerFound(p) = event, let note = echoes.earlierNote(for: p) {
+            // An earlier instance of this peer is still listed (PeerEchoes): say which.
+            switch formatter.style {
+            case .text: lines = lines.map { $0 + OutputFormatter.escaped(" (\(note))") }
+            case .json:
+                let ids = echoes.earlierInstances(of: p).map { JSON.string($0.id.description) }
+                lines = [JSON.object([("event", .string("peer-found"))] + OutputFormatter.peer(p) + [("earlier", .array(ids))]).serialized]
+            }
+        }
+        for line in lines { output.write(line) }
         if let next = rematch.after(event) {
             for line in formatter.lines(for: next) { output.write(line) }
+        }
+        let warning = clock.deadline
+        clock.after(event, now: reactor?.now ?? Reactor.now())
+        if clock.deadline != warning { scheduleClock() }
+    }
+
+    /// Says "10 s left to move" when the turn's clock gets there (MoveClockAnnouncer).
+    private func scheduleClock() {
+        if let clockTimer { reactor?.cancel(clockTimer) }
+        clockTimer = nil
+        guard let reactor, let deadline = clock.deadline else { return }
+        clockTimer = reactor.schedule(at: deadline) { [weak self] in
+            guard let self else { return }
+            clockTimer = nil
+            if let warning = clock.due(now: reactor.now) { show(warning) }
         }
     }
 
@@ -72,6 +106,8 @@ public final class PlainFront: Front {
 
     /// Stops reading input; what is left of the output gets at most a second to go.
     public func stop() {
+        if let clockTimer { reactor?.cancel(clockTimer) }
+        clockTimer = nil
         input?.stop()
         output.drain(within: .seconds(1))
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import TicTacApp
 import TicTacEngine
+import TicTacWire
 
 struct PlayCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,6 +29,10 @@ struct PlayCommand: ParsableCommand {
     @Flag(help: "With --local, two people at this keyboard instead of the bot (full screen only).")
     var hotseat = false
 
+    @Option(help: ArgumentHelp("With --hotseat, player 2's name (player 1's is --name; default: Player 1, Player 2).",
+                               valueName: "name"))
+    var opponentName: String?
+
     @Flag(help: "Plain line mode: one command in, one event out per line.")
     var plain = false
 
@@ -49,7 +54,14 @@ struct PlayCommand: ParsableCommand {
         if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
         // An option that would do nothing in this mode is a mistake to say, not to ignore.
         if level != nil, !local || hotseat { throw ValidationError("--level sets the bot of --local; drop it (or add --local)") }
-        if local, options.name != nil { throw ValidationError("--local plays without a network, where no one sees a name; drop --name") }
+        if local, !hotseat, options.name != nil {
+            throw ValidationError("--local plays without a network, where no one sees a name; drop --name (with --hotseat it names player 1)")
+        }
+        if opponentName != nil, !hotseat { throw ValidationError("--opponent-name names player 2 of --hotseat; drop it (or add --local --hotseat)") }
+        if let opponentName { _ = try checked(try DisplayName(opponentName)) }
+        if hotseat, (options.name ?? "Player 1") == (opponentName ?? "Player 2") {
+            throw ValidationError("--name and --opponent-name must differ (defaults: Player 1, Player 2): the screen tells the players apart by name")
+        }
         if local, options.keepsState { throw ValidationError("--local keeps no identity or history; drop --state-dir, --identity and --ephemeral") }
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
             throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
@@ -61,6 +73,8 @@ struct PlayCommand: ParsableCommand {
         config.local = local
         config.level = level ?? .perfect
         config.hotSeat = hotseat
+        config.playerOne = hotseat ? config.daemon.name : nil
+        config.playerTwo = try opponentName.map { try checked(DisplayName($0)) }
         config.plain = plain
         config.json = json
         config.noColor = noColor

@@ -95,6 +95,7 @@ import TicTacWire
     @Test func bothSidesMoveFromTheSameKeyboard() throws {
         var m = LocalMatch(level: .perfect, rng: SplitMix64(seed: 5), hotSeat: true)
         #expect(m.opponent.name == "Player 2")
+        #expect(LocalMatch(level: .perfect, rng: SplitMix64(seed: 5), hotSeat: true, playerTwo: "ben").opponent.name == "ben")
         var out = m.start(now: .zero)
         #expect(m.human.state == .myTurn || m.botSide.state == .myTurn)
         let before = m.human.board.emptyCells.count

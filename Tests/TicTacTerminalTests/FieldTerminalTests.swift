@@ -235,3 +235,21 @@ extension TicTacProcess {
         return nil
     }
 }
+
+/// `spheres --plain` text lines lead with the name and colour; the id comes last, short.
+@Suite struct FieldTextLineTests {
+    @Test func linesLeadWithTheName() {
+        let f = FieldFormatter(json: false)
+        let id = ID128(high: 0x5f0c1a2b_00000000, low: 0x1234)
+        let ann = FieldSphere(key: .peer(id), name: "ann", x: 160, y: 240, color: RGB(255, 128, 0))
+        #expect(f.sphere(ann) == "sphere ann at 160,240 color 255,128,0 (5f0c1a2b)")
+        #expect(f.left(.peer(id), name: "ann", reason: .timeout) == "sphere-left ann: timeout (5f0c1a2b)")
+        #expect(f.ready(ann, port: 4000) == "ready ann at 160,240 color 255,128,0, field port 4000 (5f0c1a2b)")
+        for line in [f.sphere(ann), f.left(.peer(id), name: "ann", reason: .left), f.ready(ann, port: 4000)] {
+            #expect(!line.contains(id.description), "no 32-digit id: \(line)")
+        }
+        let original = FieldSphere(key: .original(FieldEndpoint(address: "198.18.0.5", port: 4000)), name: "198.18.0.5",
+                                   x: 1, y: 2, color: RGB(1, 2, 3))
+        #expect(f.sphere(original) == "sphere 198.18.0.5 at 1,2 color 1,2,3 (from 198.18.0.5:4000)")
+    }
+}

@@ -29,7 +29,7 @@ import TicTacTime
         expectFits(m, width: 80, height: 24)
         for (w, h) in [(1, 1), (2, 3), (10, 5), (20, 8), (200, 60)] { expectFits(m, width: w, height: h) }
         // Our own address, as a friend types it after a, on its own line (also at 40 columns).
-        #expect(screen(m, 40, 14)[1].hasPrefix("  Your address: 192.168.1.10:50123"))
+        #expect(screen(m, 40, 14)[1] == "  Address: 192.168.1.10:50123  +1 more")
         #expect(screen(m, 120, 24)[1].hasSuffix("[2001:db8::1234:5678:9abc:def0]:50123"))
         #expect(m.lines(width: 0, height: 24).isEmpty)
         #expect(m.lines(width: 80, height: -1).isEmpty)

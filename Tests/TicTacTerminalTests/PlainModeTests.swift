@@ -136,7 +136,7 @@ import TicTacTime
                           capabilities: [.tictactoe], state: .busy)
         let updated = text.lines(for: .peerUpdated(yb)).joined()
         let declined = text.lines(for: .declined(by: yb, reason: .busy)).joined()
-        #expect(updated == "Peer updated: yb, busy")
+        #expect(updated == "Peer updated: yb (00000000) at 127.0.0.1, busy")
         #expect(!updated.contains(declined), "\(updated) reads like \(declined)")
     }
 
@@ -206,6 +206,23 @@ import TicTacTime
         let err = stderr.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return (p.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+
+    /// The hot-seat names are taken with --hotseat and refused, in one line, where they name nobody.
+    @Test func hotSeatNamesAreOptionsOfTheHotSeatOnly() throws {
+        let alone = try run(["play", "--local", "--opponent-name", "ben"], input: "")
+        #expect(alone.status == 64)
+        #expect(alone.err.contains("--opponent-name names player 2 of --hotseat"), "\(alone.err)")
+        let same = try run(["play", "--local", "--hotseat", "--name", "ann", "--opponent-name", "ann"], input: "")
+        #expect(same.status == 64 && same.err.contains("must differ"), "\(same.err)")
+        let asDefault = try run(["play", "--local", "--hotseat", "--opponent-name", "Player 1"], input: "")
+        #expect(asDefault.status == 64 && asDefault.err.contains("must differ"), "\(asDefault.err)")
+        let bad = try run(["play", "--local", "--hotseat", "--opponent-name", "a\u{7}b"], input: "")
+        #expect(bad.status == 64, "\(bad.err)")
+        // Accepted: this run stops only because a pipe is not a terminal.
+        let named = try run(["play", "--local", "--hotseat", "--name", "ann", "--opponent-name", "ben"], input: "")
+        #expect(named.status == 64 && named.err.contains("must be a terminal"), "\(named.err)")
+        #expect(named.err.split(separator: "\n").count == 1)
     }
 
     @Test func jsonPlainModeAgainstTheBot() throws {
@@ -462,5 +479,22 @@ import TicTacTime
         let raw = m.lines(width: 80, height: 24).joined()
         #expect(raw.contains("Player 1: ") && raw.contains("Player 2: "))
         #expect(!raw.contains("\u{1B}[1;37;41m"), "no loser's red: one of the two players won")
+    }
+
+    /// `--name` and `--opponent-name` name the two players of `--hotseat`.
+    @Test func namedPlayersAreCalledByTheirNames() {
+        let ben = Opponent(id: ID128(high: 9, low: 9), name: "ben")
+        var m = FullScreenModel(color: false, unicode: true)
+        m.hotSeat = true
+        m.playerOne = "ann"
+        m.apply(.game(.rolls(yours: 7, theirs: 3, moveTime: 0), opponent: ben))
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: ben))
+        m.apply(.game(.yourTurn, opponent: ben))
+        #expect(m.statusText == "ann (O) to move")
+        let lines = screen(m)
+        #expect(lines.contains { $0.contains("ann: O") && $0.contains("ben: X") })
+        #expect(lines.contains { $0.contains("ann rolled 7, ben rolled 3") })
+        #expect(lines.contains { $0.contains("Score: ann 0  ben 0") })
+        #expect(!lines.joined().contains("Player"))
     }
 }
