@@ -15,16 +15,15 @@ import TicTacWire
     @Test func aRefusedDialToAListedPeerSaysItHasLeft() throws {
         let reactor = try Reactor()
         let human = try Daemon(reactor: reactor, config: config("hal", seed: 31))
-        // A port nothing listens on any more: a daemon that has gone.
-        let gone = try Daemon(reactor: reactor, config: config("ghost", seed: 32))
-        let port = gone.port
-        gone.leave()
+        // A daemon that has gone: nothing listens where it was seen (port 1: no test listens
+        // there, and the system never hands it out, so no other test's daemon can take it).
+        let gone = config("ghost", seed: 32).instanceID, port: UInt16 = 1
         let log = Log()
         human.onEvent = { log.events.append($0) }
         try human.startDiscovery(broadcast: false, random: SplitMix64(seed: 3))
         let agent = FakeDNSSDAgent()
         human.startDNSSD(agent) { _ in }
-        agent.emit(.up(DNSSDSighting(instanceName: "ghost", instanceID: gone.core.config.instanceID, hostTarget: "h.local",
+        agent.emit(.up(DNSSDSighting(instanceName: "ghost", instanceID: gone, hostTarget: "h.local",
                                      addresses: ["127.0.0.1"], port: port, versions: 1...2, state: .idle, games: [.tictactoe])))
         #expect(human.core.peers.map(\.name) == ["ghost"])
 
@@ -37,7 +36,7 @@ import TicTacWire
         #expect(human.core.peers.isEmpty)
         #expect(human.core.presenceState == .idle, "the invitation is over")
         // It is back as soon as it is seen again.
-        agent.emit(.up(DNSSDSighting(instanceName: "ghost", instanceID: gone.core.config.instanceID, hostTarget: "h.local",
+        agent.emit(.up(DNSSDSighting(instanceName: "ghost", instanceID: gone, hostTarget: "h.local",
                                      addresses: ["127.0.0.1"], port: port &+ 1, versions: 1...2, state: .idle, games: [.tictactoe])))
         #expect(human.core.peers.map(\.name) == ["ghost"])
         human.leave()
