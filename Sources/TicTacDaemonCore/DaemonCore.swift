@@ -54,12 +54,8 @@ public final class DaemonCore: SansIOCore {
     private let suspensions: Suspensions
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
-    /// After a stall of our own loop (`DaemonInput.stalled`): nothing on a link is judged before
-    /// `hold` (one PING round, for the peers' frames and PONGs to be read), and a link lost
-    /// until `blameUntil` is said to be lost to the stop, not to the peer.
-    /// `pings`: the PINGs a peer may have queued meanwhile (one per second of it), read at once
-    /// on waking and not a flood.
-    private var stall: (text: String, hold: Instant?, blameUntil: Instant, pings: Int)?
+    /// After a stall of our own loop (`DaemonInput.stalled`), if any.
+    private var stall: Stall?
     /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
     private var pingsBy = AddressBudget()
 
@@ -153,8 +149,16 @@ public final class DaemonCore: SansIOCore {
         let tenths = max(0, (length.wholeNanoseconds + 50_000_000) / 100_000_000)
         let stopped = "this program was stopped for \(tenths / 10).\(tenths % 10) s"
         let round = config.pingAfter
-        stall = ("\(stopped) and the link did not survive it", now + round, now + round + round, Int(tenths / 10) + 2)
+        stall = Stall(text: "\(stopped) and the link did not survive it", at: now, pingsDue: true,
+                      hold: now + round, blameUntil: now + round + round, backlog: Int(tenths / 10) + 2)
         outbox.log("\(stopped): every link is PINGed and judged \(round) later, its silence not held against it")
+    }
+
+    /// PING on every ready link, once what waited for us was read (the first timeout after the
+    /// stall comes after that turn's reads): a PING sent before it could be answered by a reset
+    /// that drops, unread, what the peer said before it closed.
+    private func pingAfterStall(now: Instant) {
+        stall?.pingsDue = false
         for id in links.sortedIDs {
             guard let link = links[id], !link.closing, link.ready else { continue }
             link.lastPing = now
@@ -191,7 +195,10 @@ public final class DaemonCore: SansIOCore {
 
     public func pollTimeout() -> Instant? {
         let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline].compactMap { $0 }
-        if let hold = stall?.hold { return next.min().map { max($0, hold) } }
+        if let s = stall {
+            if s.pingsDue { return s.at }
+            if let hold = s.hold { return next.min().map { max($0, hold) } }
+        }
         return next.min()
     }
 
@@ -224,6 +231,7 @@ public final class DaemonCore: SansIOCore {
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
         defer { invitations.settleHeld(now: now) }
+        if stall?.pingsDue == true { pingAfterStall(now: now) }
         if let hold = stall?.hold { // just back from a stall: the peers get one round to be heard
             guard now >= hold else { return }
             stall?.hold = nil
@@ -358,7 +366,7 @@ public final class DaemonCore: SansIOCore {
             // Queued while we were stopped, read at once: each link's backlog is allowed, and
             // the per-address budget (links from one host add up) waits out the window.
             let backlog = stall.map { now <= $0.blameUntil } ?? false
-            if limit > 0, backlog, let s = stall { limit += s.pings }
+            if limit > 0, backlog, let s = stall { limit += s.backlog }
             guard limit == 0 || link.countPing(now: now, limit: limit) else {
                 return outbox.fail(link, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
             }
@@ -425,4 +433,20 @@ public final class DaemonCore: SansIOCore {
         if let other = others.first(where: { $0.provenID == peer.id }) { return other.announce() }
         lobby.linkGone(peer, reason: why)
     }
+}
+
+/// What a stall of our own loop leaves behind (`DaemonCore.stalled`).
+private struct Stall {
+    /// What a link lost to it is said to be lost to.
+    var text: String
+    /// When we woke.
+    var at: Instant
+    /// Every ready link is to be PINGed, at the first timeout (after that turn's reads).
+    var pingsDue: Bool
+    /// Nothing on a link is judged before this (one PING round, for the peers to be heard).
+    var hold: Instant?
+    /// A link lost before this is said lost to the stop, not to the peer.
+    var blameUntil: Instant
+    /// PINGs a peer may have queued meanwhile (one per second of it), read at once: not a flood.
+    var backlog: Int
 }
