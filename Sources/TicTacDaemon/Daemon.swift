@@ -426,6 +426,8 @@ public final class Daemon {
                 think(job)
             case .record:
                 break // taken out and stored first (storeRecords)
+            case let .boundQueue(id, maxBytes):
+                connections[id]?.maxQueuedBytes = maxBytes
             }
         }
         sendBatch()
@@ -440,7 +442,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think, .record: break // carried out in the first pass
+                case .send, .close, .dial, .think, .record, .boundQueue: break // carried out in the first pass
                 }
             }
         }

@@ -51,6 +51,8 @@ public final class DaemonCore: SansIOCore {
     private let matches: Matches
     private let invitations: Invitations
     private let suspensions: Suspensions
+    private let spectators: Spectators
+    private let watching: Watching
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
     /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
@@ -68,6 +70,9 @@ public final class DaemonCore: SansIOCore {
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
         suspensions.restore(config.restored)
+        spectators = Spectators(config: config, links: links, outbox: outbox)
+        watching = Watching(links: links, outbox: outbox, lobby: lobby)
+        matches.beforeRematch = { [unowned spectators] in spectators.sync(game: $0) }
     }
 
     // MARK: - Queries
@@ -115,8 +120,13 @@ public final class DaemonCore: SansIOCore {
 
     // MARK: - The core's verbs
 
+    /// Watchers of our games at this moment (Protocol.md §14).
+    public var watcherCount: Int { spectators.follows.count }
+    /// Our player allows watchers.
+    public var spectatorsAllowed: Bool { spectators.allowed }
+
     public func handle(_ input: DaemonInput, now: Instant) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
@@ -128,14 +138,16 @@ public final class DaemonCore: SansIOCore {
         case let .presence(event):
             lobby.presence(event)
             suspensions.presence(event, now: now)
-        case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
+        case let .dialFailed(peer, reason):
+            invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
+            watching.dialFailed(peer, reason: reason)
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         }
     }
 
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
@@ -150,12 +162,15 @@ public final class DaemonCore: SansIOCore {
         case .resign:
             if case let .suspended(peer) = links.seat { return suspensions.resign(peer, now: now) }
             try matches.command(.resign, now: now)
+        case let .watch(who, watch): try watching.watch(who, watch, now: now)
+        case let .spectators(on): spectators.setAllowed(on)
         }
         matches.runBotTurns(now: now)
     }
 
     public func pollTimeout() -> Instant? {
-        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline].compactMap { $0 }
+        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline,
+                    watching.nextDeadline].compactMap { $0 }
         return next.min()
     }
 
@@ -187,8 +202,9 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         invitations.dialTimeouts(now: now)
+        watching.timeouts(now: now)
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
             guard let link = links[id], !link.closing else { continue }
@@ -213,6 +229,13 @@ public final class DaemonCore: SansIOCore {
             matches.timeout(link, now: now)
         }
         matches.runBotTurns(now: now)
+    }
+
+    /// After every input: held invitations move on, then watchers hear what changed (last,
+    /// so their frames follow the game's: Protocol.md §14).
+    private func settle(now: Instant) {
+        invitations.settleHeld(now: now)
+        spectators.sync()
     }
 
     // MARK: - A link's life
@@ -253,6 +276,12 @@ public final class DaemonCore: SansIOCore {
         }
         if let version = link.version, frame.version != version, !anyVersion {
             return outbox.fail(link, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
+        }
+        // The spectators' messages are version 2's (Protocol.md §14): on a version-1 link
+        // they are unknown types, as a version-1 daemon reads them.
+        if link.version == 1, Message.Kind(rawValue: frame.type)?.isSpectating == true {
+            if frame.isIgnorable { return }
+            return outbox.fail(link, .unknownType, "message type \(frame.type) is not defined in version 1")
         }
         let message: Message
         do {
@@ -304,6 +333,7 @@ public final class DaemonCore: SansIOCore {
             invitations.linkReady(link, peer, now: now)
         }
         suspensions.linkReady(link, now: now)
+        watching.linkReady(link, peer)
         invitations.botInviteIfWanted(peer.id, now: now)
     }
 
@@ -329,12 +359,17 @@ public final class DaemonCore: SansIOCore {
             link.peerLeft = true
             link.closeReason = DaemonEvent.leftReason(link.peer?.name ?? "the peer")
             outbox.close(link.id, flush: false)
-        case let .invite(invite): invitations.received(invite, on: link, now: now)
+        case let .invite(invite):
+            // A watcher's link only watches (Protocol.md §14).
+            if spectators.isWatcher(link) { return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy)) }
+            invitations.received(invite, on: link, now: now)
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)
         case let .decline(gameID, reason): invitations.declined(gameID, reason: reason, on: link)
         case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
+        case let .watch(w): spectators.received(w, on: link)
+        case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }
@@ -342,6 +377,8 @@ public final class DaemonCore: SansIOCore {
 
     private func linkClosed(_ id: LinkID, reason: String, now: Instant) {
         suspensions.linkGone(id)
+        spectators.linkGone(id)
+        watching.linkGone(id)
         guard let link = links[id] else { return }
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }

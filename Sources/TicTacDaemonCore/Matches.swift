@@ -13,6 +13,9 @@ final class Matches {
     let bot: BotScheduler
     /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
     let rate: GameRate
+    /// Called before a bot's next game starts on a link, while the finished one is still there
+    /// (its watchers are told its last move and end, Protocol.md §14).
+    var beforeRematch: ((Link) -> Void)?
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
@@ -148,7 +151,9 @@ final class Matches {
                     guard isBot else { continue }
                     switch event {
                     case .yourTurn: bot.turnDue(link.id)
-                    case .gameOver: rematch(link, now: now)
+                    case .gameOver:
+                        beforeRematch?(link)
+                        rematch(link, now: now)
                     default: break
                     }
                 case let .fail(code, text):
