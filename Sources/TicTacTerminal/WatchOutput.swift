@@ -144,11 +144,11 @@ public struct WatchFormatter: Sendable {
     /// The games of the LAN, as `tictac watch` lists them.
     public func list(_ games: [(server: PeerInfo, game: ListedGame)]) -> [String] {
         if json {
-            return [JSON.array(games.map { g in
+            return [JSON.object([("event", .string("games")), ("games", .array(games.map { g in
                 .object([("player", .object([("id", .string(g.server.id.description)), ("name", .string(g.server.name))])),
                          ("opponent", Self.who(g.game.opponent)), ("rows", .int(Int(g.game.rows))), ("cols", .int(Int(g.game.cols))),
                          ("k", .int(Int(g.game.k))), ("moves", .int(Int(g.game.moves)))])
-            }).serialized]
+            }))]).serialized]
         }
         guard !games.isEmpty else { return ["No games being played."] }
         return games.map { g in
