@@ -11,6 +11,10 @@ public struct WatchConfiguration: Sendable {
     public var player: String?
     /// One JSON object per line.
     public var json = false
+    /// Following a player on a terminal: the board full screen (read-only), `q` quits.
+    public var fullScreen = false
+    /// ANSI colours on the full screen.
+    public var color = true
     /// How long to look at the LAN before listing, or before saying the player is not there.
     public var timeout: Duration = .seconds(2)
     /// The watcher's own daemon: its name, `--connect`, discovery, the log (always ephemeral).

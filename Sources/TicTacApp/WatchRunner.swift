@@ -33,6 +33,8 @@ public final class WatchRunner {
     /// Listing: who has yet to answer, and the games heard.
     private var asked: Set<ID128> = []
     private var listed: [(server: PeerInfo, game: ListedGame)] = []
+    /// Full screen (`config.fullScreen`, following a player): the board drawn, no lines written.
+    private var screen: WatchScreenFront?
 
     /// How often to ask again when there is nothing to follow.
     static let retry: Duration = .seconds(2)
@@ -51,8 +53,18 @@ public final class WatchRunner {
     public var exitStatus: Int32 { status ?? lifecycle.exitStatus }
 
     public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
-        try lifecycle.start { [daemon] deadline, done in daemon.leave(within: deadline, then: done) }
+        try lifecycle.start { [daemon, unowned self] deadline, done in
+            screen?.stop()
+            daemon.leave(within: deadline, then: done)
+        }
         daemon.onEvent = { [unowned self] event in handle(event) }
+        if config.fullScreen, let player = config.player {
+            let front = WatchScreenFront(color: config.color)
+            front.onQuit = { [unowned self] interrupted in interrupted ? lifecycle.interrupt() : lifecycle.quit() }
+            front.screen.status = "Looking for \(player)"
+            try front.start(reactor: reactor)
+            screen = front
+        }
         startedAt = reactor.now
         output.attach(to: reactor)
         for addresses in peers { daemon.keepConnecting(to: addresses) }
@@ -65,7 +77,17 @@ public final class WatchRunner {
         try lifecycle.run()
     }
 
-    private func write(_ lines: [String]) { for line in lines { output.write(line) } }
+    /// Lines for the plain output; on the full screen, the status line says the last of them
+    /// and the board (`board`) is drawn as it is.
+    private func write(_ lines: [String]) {
+        guard let screen else { return lines.forEach { output.write($0) } }
+        let board = self.board
+        screen.update { s in
+            s.board = board
+            s.status = board.map { WatchScreen.status(of: $0) } ?? s.status
+            if board == nil || board?.end != nil, let last = lines.last, !last.hasPrefix(" ") { s.status = last }
+        }
+    }
 
     private func quit(status: Int32? = nil) {
         if let status { self.status = status }

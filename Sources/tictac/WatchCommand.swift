@@ -1,4 +1,7 @@
 import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import TicTacApp
 
@@ -20,6 +23,12 @@ struct WatchCommand: ParsableCommand {
 
     @Flag(help: "One JSON object per line (the list: one `games` object).")
     var json = false
+
+    @Flag(help: "Lines, not the full screen (also when standard input or output is not a terminal).")
+    var plain = false
+
+    @Flag(help: "No colours on the full screen (also with NO_COLOR set).")
+    var noColor = false
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Seconds to look at the LAN before listing (0.1-30).", valueName: "seconds"))
     var timeout = 2.0
@@ -47,6 +56,8 @@ struct WatchCommand: ParsableCommand {
         var config = WatchConfiguration(daemon: daemon)
         config.player = player
         config.json = json
+        config.fullScreen = player != nil && !json && !plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        config.color = !noColor && getenv("NO_COLOR") == nil
         config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         try finish(WatchApp.run(config))
     }
