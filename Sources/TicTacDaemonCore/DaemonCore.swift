@@ -368,7 +368,7 @@ public final class DaemonCore: SansIOCore {
         case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
-        case let .watch(w): spectators.received(w, on: link)
+        case let .watch(w): spectators.received(w, on: link, now: now)
         case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")

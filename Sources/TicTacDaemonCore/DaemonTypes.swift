@@ -95,6 +95,9 @@ public struct DaemonConfig {
     /// A watcher's unsent frames at most, in bytes: past it the shell drops its link
     /// (`DaemonAction.boundQueue`), so a watcher that does not read is never buffered without end.
     public var maxWatcherBacklog = 16 * 1024
+    /// WATCHes a link may send within one second; past it ERROR `unexpected-message` and the
+    /// close (Protocol.md §14: each costs an answer). 0: no limit.
+    public var maxWatchesPerSecond = 8
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.

@@ -1,4 +1,5 @@
 import TicTacEngine
+import TicTacTime
 import TicTacWire
 
 // Theory of operation (Protocol.md §14)
@@ -36,6 +37,8 @@ final class Spectators {
     private(set) var watchers: Set<LinkID> = []
     /// Our player allows watchers (`--no-spectators`, the full screen's key).
     private(set) var allowed: Bool
+    /// WATCHes per watcher's link in the current second (`DaemonConfig.maxWatchesPerSecond`).
+    private var rates: [LinkID: RateWindow] = [:]
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
         self.config = config
@@ -50,9 +53,14 @@ final class Spectators {
     func count(watching game: LinkID) -> Int { follows.values.count { $0.game == game } }
 
     /// A WATCH from `link`.
-    func received(_ watch: Watch, on link: Link) {
+    func received(_ watch: Watch, on link: Link, now: Instant) {
         guard link.isIdle, link.heldInvite == nil else {
             return outbox.fail(link, .unexpectedMessage, "WATCH on a link that carries an invitation or a game")
+        }
+        // Each WATCH costs an answer: a watcher that asks again and again is a flood (Protocol.md §14).
+        let limit = config.maxWatchesPerSecond
+        guard limit == 0 || rates[link.id, default: RateWindow()].count(now: now, limit: limit) else {
+            return outbox.fail(link, .unexpectedMessage, "WATCH flood: more than \(limit) in one second (Protocol.md §14)")
         }
         if !watchers.contains(link.id) {
             watchers.insert(link.id)
@@ -93,6 +101,7 @@ final class Spectators {
     func linkGone(_ id: LinkID) {
         follows[id] = nil
         watchers.remove(id)
+        rates[id] = nil
         outbox.forgetLate(id)
     }
 

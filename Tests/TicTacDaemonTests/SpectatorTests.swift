@@ -238,6 +238,21 @@ import TicTacTime
         #expect(n.errors.isEmpty && n.closed.isEmpty)
     }
 
+    /// Each WATCH costs an answer: the ninth within a second closes the link (Protocol.md §14).
+    @Test func aWatchFloodClosesTheLink() throws {
+        var n = try net()
+        try watch(&n, 2)
+        for _ in 0..<7 { n.send(.watch(Watch(.list)), from: 2, link: 2) }
+        n.settle()
+        #expect(!n.closed.contains(2), "eight in a second are answered")
+        n.send(.watch(Watch(.list)), from: 2, link: 2)
+        n.settle()
+        #expect(n.closed.contains(2))
+        #expect(n.count(0) { if case .protocolError(_, .unexpectedMessage, _, true) = $0 { true } else { false } } == 1)
+        n.advance(by: .seconds(1))
+        #expect(!n.closed.contains(1) && n.game(0) != nil, "the game goes on")
+    }
+
     /// An answer nobody asked for is a fault of the sender's.
     @Test func anUnaskedAnswerIsRefused() throws {
         var n = try net(match: false)
