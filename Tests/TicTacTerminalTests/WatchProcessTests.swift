@@ -69,6 +69,28 @@ import Testing
         #expect(w.waitExit() == 130)
     }
 
+    /// A player turns watching off mid-game (plain mode's `spectators off`, the lobby's `w`):
+    /// the watcher is told and leaves with status 69; on again, it may watch.
+    @Test func aPlayerTurnsWatchingOff() throws {
+        let bot = try TicTacProcess(["bot", "--name", "botty", "--json", "--ephemeral"])
+        let port = try #require(bot.await("ready")?["port"] as? Int)
+        let carol = try TicTacProcess(["play", "--name", "carol", "--json", "--ephemeral", "--port", "0", "--connect", "127.0.0.1:\(port)"])
+        let carolPort = try #require(carol.await("ready")?["port"] as? Int)
+        #expect(carol.await("peer-found")?["name"] as? String == "botty")
+        carol.send("invite botty")
+        #expect(carol.await("game-started") != nil)
+        let w = try watcher(["carol"], port: carolPort)
+        #expect(w.await("watching") != nil)
+        carol.send("spectators off")
+        #expect(carol.await("notice")?["message"] as? String == "Nobody may watch your games now (w in the lobby allows it again)")
+        #expect(w.await("watch-stopped")?["reason"] as? String == "off")
+        #expect(w.waitExit() == 69)
+        carol.send("spectators on")
+        let again = try watcher(["carol"], port: carolPort)
+        #expect(again.await("watching") != nil)
+        _ = bot
+    }
+
     @Test func aPlayerWithNoSpectatorsRefusesWatchers() throws {
         let (bot, carol, port) = try game(botArgs: ["--no-spectators"])
         _ = (bot, carol)

@@ -58,6 +58,17 @@ import TicTacWire
         #expect(screen.lines(width: 80, height: 30).map(visible).joined().contains(" a  b  c"), "the column letters")
     }
 
+    /// The player's side: `w` in a networked lobby, `spectators on|off` in plain mode.
+    @Test func aPlayerTurnsWatchersOffAndOn() throws {
+        var m = FullScreenModel(color: false)
+        #expect(m.key(.char("w")) == nil, "a local game has no watchers")
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        #expect(m.key(.char("w")) == .spectators(nil))
+        #expect(try Command.parse("spectators off") == .spectators(false))
+        #expect(try Command.parse("Spectators ON") == .spectators(true))
+        #expect(throws: Command.ParseError.self) { try Command.parse("spectators") }
+    }
+
     @Test func textAndJSONLines() throws {
         var w = try #require(WatchedBoard(game([4]), from: server))
         _ = w.move(cell: 0, number: 2)
