@@ -9,6 +9,8 @@ import TicTacWire
 public struct WatchConfiguration: Sendable {
     /// The player to follow (a name, an id or a prefix of 4+ hex digits); nil: list the games.
     public var player: String?
+    /// Every game of the LAN at once, kept up as games start and end (`--all`).
+    public var all = false
     /// One JSON object per line.
     public var json = false
     /// Following a player on a terminal: the board full screen (read-only), `q` quits.
@@ -50,6 +52,11 @@ public enum WatchApp {
         }
         if settings.discovery.dnssd {
             daemon.startDNSSD(AvahiDNSSDAgent(reactor: reactor, publishes: false)) { logger.info("\($0)") }
+        }
+        if config.all {
+            let runner = WatchAllRunner(reactor: reactor, daemon: daemon, config: config) { logger.info("\($0)") }
+            try AppFailure.attempt(.osErr, nil) { try runner.run(connectTo: peers) }
+            return runner.exitStatus
         }
         let runner = WatchRunner(reactor: reactor, daemon: daemon, config: config) { logger.info("\($0)") }
         try AppFailure.attempt(.osErr, nil) { try runner.run(connectTo: peers) }

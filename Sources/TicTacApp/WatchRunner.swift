@@ -34,7 +34,7 @@ public final class WatchRunner {
     private var asked: Set<ID128> = []
     private var listed: [(server: PeerInfo, game: ListedGame)] = []
     /// Full screen (`config.fullScreen`, following a player): the board drawn, no lines written.
-    private var screen: WatchScreenFront?
+    private var screen: WatchFront<WatchScreen>?
 
     /// How often to ask again when there is nothing to follow.
     static let retry: Duration = .seconds(2)
@@ -59,7 +59,7 @@ public final class WatchRunner {
         }
         daemon.onEvent = { [unowned self] event in handle(event) }
         if config.fullScreen, let player = config.player {
-            let front = WatchScreenFront(color: config.color)
+            let front = WatchFront(WatchScreen(color: config.color, unicode: WatchFront<WatchScreen>.unicode))
             front.onQuit = { [unowned self] interrupted in interrupted ? lifecycle.interrupt() : lifecycle.quit() }
             front.screen.status = "Looking for \(player)"
             try front.start(reactor: reactor)
@@ -179,7 +179,8 @@ public final class WatchRunner {
 
     private func askForLists() {
         let players = daemon.peers.filter {
-            $0.capabilities.contains(.spectators) && ($0.state == .playing || $0.capabilities.contains(.bot))
+            // A peer known only by a link (`--connect`) has announced no state: it is asked too.
+            $0.capabilities.contains(.spectators) && ($0.state == .playing || $0.capabilities.contains(.bot) || $0.via.isEmpty)
         }
         for p in players {
             do {

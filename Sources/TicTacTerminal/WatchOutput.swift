@@ -75,8 +75,31 @@ public struct WatchedBoard: Sendable, Equatable {
 /// `tictac watch`'s lines: text for people, or one JSON object per line (`--json`).
 public struct WatchFormatter: Sendable {
     public let json: Bool
+    /// Several games at once (`--all`): each line says whose daemon told it (JSON: `player`;
+    /// text: the player's name in brackets first).
+    public var player: PeerInfo?
 
     public init(json: Bool) { self.json = json }
+
+    /// The same, for lines about `peer`'s game.
+    public func about(_ peer: PeerInfo) -> WatchFormatter {
+        var f = self
+        f.player = peer
+        return f
+    }
+
+    /// An event line: `"event"` first, then the player (with `player`), then `fields`.
+    private func event(_ name: String, _ fields: [(String, JSON)]) -> String {
+        var pairs: [(String, JSON)] = [("event", .string(name))]
+        if let player { pairs.append(("player", .object([("id", .string(player.id.description)), ("name", .string(player.name))]))) }
+        return JSON.object(pairs + fields).serialized
+    }
+
+    /// Text lines, tagged with the player's name when there are several games.
+    private func text(_ lines: [String]) -> [String] {
+        guard let player else { return lines }
+        return lines.map { "[\(player.name)] " + $0 }
+    }
 
     static func who(_ p: WatchPlayer) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name.value))]) }
 
@@ -84,15 +107,15 @@ public struct WatchFormatter: Sendable {
     public func started(_ w: WatchedBoard) -> [String] {
         let g = w.game
         if json {
-            return [JSON.object([("event", .string("watching")), ("o", Self.who(g.o)), ("x", Self.who(g.x)),
+            return [event("watching", [("o", Self.who(g.o)), ("x", Self.who(g.x)),
                                  ("rows", .int(w.size.rows)), ("cols", .int(w.size.cols)), ("k", .int(w.size.k)),
                                  ("number", .int(Int(g.number))), ("move-time", .int(Int(g.moveTime))),
                                  ("moves", .array(w.moves.map { .string(CellName.name($0, on: w.size)) })),
-                                 ("cells", .string(w.rows.joined()))]).serialized]
+                                 ("cells", .string(w.rows.joined()))])]
         }
         let moves = w.moves.isEmpty ? "no move yet" : "\(w.moves.count) moves so far"
-        return ["Game \(g.number): \(g.o.name.value) (O) vs \(g.x.name.value) (X), \(w.size.rows) x \(w.size.cols), \(w.size.k) in a row; \(moves)"]
-            + board(w)
+        return text(["Game \(g.number): \(g.o.name.value) (O) vs \(g.x.name.value) (X), \(w.size.rows) x \(w.size.cols), \(w.size.k) in a row; \(moves)"]
+            + board(w))
     }
 
     /// Move `w.moves.count`, just played.
@@ -101,25 +124,24 @@ public struct WatchFormatter: Sendable {
         let piece: Piece = w.moves.count % 2 == 1 ? .o : .x
         let name = CellName.name(cell, on: w.size)
         if json {
-            return [JSON.object([("event", .string("watch-move")), ("number", .int(w.moves.count)), ("cell", .int(cell + 1)),
-                                 ("name", .string(name)), ("piece", .string(String(piece.symbol))),
-                                 ("cells", .string(w.rows.joined()))]).serialized]
+            return [event("watch-move", [("number", .int(w.moves.count)), ("cell", .int(cell + 1)),
+                                         ("name", .string(name)), ("piece", .string(String(piece.symbol))),
+                                         ("cells", .string(w.rows.joined()))])]
         }
-        return ["\(w.moves.count). \(w.player(piece).name.value) (\(piece.symbol)) plays \(name)"] + board(w)
+        return text(["\(w.moves.count). \(w.player(piece).name.value) (\(piece.symbol)) plays \(name)"] + board(w))
     }
 
     public func ended(_ w: WatchedBoard, _ e: WatchEnd) -> [String] {
         let winner = WatchedBoard.pieceName(e.winner)
         if json {
-            return [JSON.object([("event", .string("watch-end")), ("winner", winner.map { .string($0) } ?? .null),
-                                 ("how", .string(WatchedBoard.howName(e.how)))]).serialized]
+            return [event("watch-end", [("winner", winner.map { .string($0) } ?? .null), ("how", .string(WatchedBoard.howName(e.how)))])]
         }
         let name = e.winner == 1 ? w.game.o.name.value : w.game.x.name.value
         switch e.how {
-        case .line: return ["\(name) (\(winner ?? "?")) wins with a line"]
-        case .full: return ["Cat Wins! (a draw)"]
-        case .gaveUp: return [winner.map { "\(name) (\($0)) wins: the other gave up" } ?? "Both gave up: a draw"]
-        case .noResult: return ["The game stopped without a result"]
+        case .line: return text(["\(name) (\(winner ?? "?")) wins with a line"])
+        case .full: return text(["Cat Wins! (a draw)"])
+        case .gaveUp: return text([winner.map { "\(name) (\($0)) wins: the other gave up" } ?? "Both gave up: a draw"])
+        case .noResult: return text(["The game stopped without a result"])
         }
     }
 

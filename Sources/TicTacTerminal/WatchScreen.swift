@@ -8,7 +8,7 @@ import TicTacNet
 /// What `tictac watch PLAYER` shows full screen, as a plain value: the game followed (drawn
 /// read-only with the full-screen front's board: FullScreenModel's cells, no cursor), who plays
 /// what, whose turn or how it ended, and a status line. Pure: tests draw it directly.
-public struct WatchScreen: Sendable {
+public struct WatchScreen: WatchView {
     public var board: WatchedBoard?
     /// Under the board: whose turn, the result, or what the watcher waits for.
     public var status = "Looking for the player"
@@ -75,18 +75,24 @@ public struct WatchScreen: Sendable {
     }
 }
 
-/// The watch screen on the terminal (RawTerminal: raw mode, the alternate screen, keys, resize).
-public final class WatchScreenFront {
-    public var screen: WatchScreen
+/// What a watch front draws: one game (WatchScreen) or tiles (WatchTiles).
+public protocol WatchView: Sendable {
+    func lines(width: Int, height: Int) -> [String]
+}
+
+/// A watch view on the terminal (RawTerminal: raw mode, the alternate screen, keys, resize).
+public final class WatchFront<View: WatchView> {
+    public var screen: View
     /// `q`, Ctrl-C (interrupted: true) or the end of input.
     public var onQuit: (_ interrupted: Bool) -> Void = { _ in }
     private let terminal = RawTerminal()
     private var reactor: Reactor?
     private var pending = false
 
-    public init(color: Bool) {
-        screen = WatchScreen(color: color, unicode: RawTerminal.localeIsUTF8())
-    }
+    public init(_ view: View) { screen = view }
+
+    /// Box-drawing characters and the middle dot when the locale is UTF-8.
+    public static var unicode: Bool { RawTerminal.localeIsUTF8() }
 
     deinit { stop() }
 
@@ -110,7 +116,7 @@ public final class WatchScreenFront {
     }
 
     /// Redraws once per turn of the loop, however many updates came.
-    public func update(_ change: (inout WatchScreen) -> Void) {
+    public func update(_ change: (inout View) -> Void) {
         change(&screen)
         guard !pending, let reactor else { return }
         pending = true

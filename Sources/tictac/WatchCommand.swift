@@ -12,8 +12,8 @@ struct WatchCommand: ParsableCommand {
         discussion: """
         Without PLAYER: looks at the LAN for --timeout seconds, asks every player that serves \
         watchers and is playing (and every bot) for its games, prints them and exits. With \
-        PLAYER: follows that player's game move by move (a game under way from the board so far) \
-        and its next ones, until Ctrl-C. The watcher offers no game and announces nothing: no \
+        PLAYER: follows that player's game move by move (full screen in a terminal) (a game under way from the board so far) \
+        and its next ones, until Ctrl-C. --all follows every game at once, as tiles. The watcher offers no game and announces nothing: no \
         lobby lists it. A player started with --no-spectators refuses (exit status 69).
         """
     )
@@ -23,6 +23,9 @@ struct WatchCommand: ParsableCommand {
 
     @Flag(help: "One JSON object per line (the list: one `games` object).")
     var json = false
+
+    @Flag(help: "Every game of the LAN at once (tiles full screen), kept up as games start and end, until Ctrl-C.")
+    var all = false
 
     @Flag(help: "Lines, not the full screen (also when standard input or output is not a terminal).")
     var plain = false
@@ -46,6 +49,7 @@ struct WatchCommand: ParsableCommand {
     @OptionGroup var discovery: DiscoveryOptions
 
     func validate() throws {
+        if all, player != nil { throw ValidationError("--all follows every game: it takes no PLAYER") }
         guard (0.1...30).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 30 seconds") }
         for peer in connect where !DaemonOptions.wellFormed(peer) { throw ValidationError("--connect: \(peer) is not HOST:PORT") }
     }
@@ -56,7 +60,8 @@ struct WatchCommand: ParsableCommand {
         var config = WatchConfiguration(daemon: daemon)
         config.player = player
         config.json = json
-        config.fullScreen = player != nil && !json && !plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
+        config.all = all
+        config.fullScreen = (player != nil || all) && !json && !plain && isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1
         config.color = !noColor && getenv("NO_COLOR") == nil
         config.timeout = .milliseconds(Int64((timeout * 1000).rounded()))
         try finish(WatchApp.run(config))

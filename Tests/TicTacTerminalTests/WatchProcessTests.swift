@@ -91,6 +91,38 @@ import Testing
         _ = bot
     }
 
+    /// `--all`: every game at once, each once, though both its players serve watchers (and the
+    /// bot plays both games: each is followed through its other player).
+    @Test func watchAllFollowsEveryGameOnce() throws {
+        let bot = try TicTacProcess(["bot", "--name", "botty", "--json", "--ephemeral"])
+        let port = try #require(bot.await("ready")?["port"] as? Int)
+        var players: [(TicTacProcess, Int)] = []
+        for name in ["carol", "dave"] {
+            let p = try TicTacProcess(["play", "--name", name, "--json", "--ephemeral", "--connect", "127.0.0.1:\(port)"])
+            let own = try #require(p.await("ready")?["port"] as? Int)
+            #expect(p.await("peer-found")?["name"] as? String == "botty")
+            p.send("invite botty")
+            #expect(p.await("game-started") != nil)
+            players.append((p, own))
+        }
+        let all = try TicTacProcess(["watch", "--all", "--json", "--no-broadcast", "--no-dnssd", "--timeout", "0.5",
+                                     "--connect", "127.0.0.1:\(port)"] + players.flatMap { ["--connect", "127.0.0.1:\($0.1)"] })
+        var pairs: [Set<String>] = []
+        while pairs.count < 2, let e = all.await("watching", timeout: 10) {
+            let o = (e["o"] as? [String: Any])?["name"] as? String ?? "", x = (e["x"] as? [String: Any])?["name"] as? String ?? ""
+            pairs.append([o, x])
+        }
+        #expect(Set(pairs) == [["botty", "carol"], ["botty", "dave"]], "\(pairs)")
+        // carol plays to the end: her game's end is told.
+        _ = carolPlays(players[0].0, until: 99, moveNow: false)
+        var ended = false
+        while !ended, let e = all.next(timeout: 10) { ended = e["event"] as? String == "watch-end" }
+        #expect(ended)
+        all.process.interrupt()
+        #expect(all.waitExit() == 130)
+        _ = bot
+    }
+
     @Test func aPlayerWithNoSpectatorsRefusesWatchers() throws {
         let (bot, carol, port) = try game(botArgs: ["--no-spectators"])
         _ = (bot, carol)

@@ -58,6 +58,24 @@ import TicTacWire
         #expect(screen.lines(width: 80, height: 30).map(visible).joined().contains(" a  b  c"), "the column letters")
     }
 
+    /// `--all`'s tiles: at 80 x 24 and on a large terminal, every line within the window, as
+    /// many games as fit, the rest counted.
+    @Test func tilesFitTheWindowAndCountWhatDoesNot() throws {
+        var tiles = WatchTiles(color: false, unicode: false)
+        tiles.boards = try (0..<6).map { i in try #require(WatchedBoard(game([UInt16(i)]), from: server)) }
+        var lines = tiles.lines(width: 80, height: 24).map(visible)
+        #expect(lines.count == 24 && lines.allSatisfy { $0.count <= 80 })
+        #expect(lines.joined(separator: "\n").components(separatedBy: "O ann").count - 1 == 6, "six small games fit 80 x 24")
+        #expect(!lines.joined().contains("more"))
+        tiles.boards = try (0..<4).map { _ in try #require(WatchedBoard(game([0], rows: 15, cols: 15, k: 5), from: server)) }
+        lines = tiles.lines(width: 80, height: 24).map(visible)
+        #expect(lines.allSatisfy { $0.count <= 80 })
+        #expect(lines.joined().contains("(2 more: enlarge the window)"), "two 15 x 15 boards side by side at 80 x 24")
+        lines = tiles.lines(width: 200, height: 60).map(visible)
+        #expect(lines.count == 60 && lines.allSatisfy { $0.count <= 200 })
+        #expect(!lines.joined().contains("more"), "all four on a large terminal")
+    }
+
     /// The player's side: `w` in a networked lobby, `spectators on|off` in plain mode.
     @Test func aPlayerTurnsWatchersOffAndOn() throws {
         var m = FullScreenModel(color: false)
