@@ -56,6 +56,8 @@ public final class Daemon {
     private var connections: [LinkID: FrameConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
+    /// The watchers' frames, carried out after the others (kept for its capacity).
+    private var lateBuffer: [DaemonAction] = []
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -431,6 +433,7 @@ public final class Daemon {
             }
         }
         sendBatch()
+        sendLate()
         if notes {
             for i in pending.indices {
                 switch pending[i] {
@@ -452,6 +455,27 @@ public final class Daemon {
             presence.update(local)
         }
         rearm()
+    }
+
+    /// The watchers' frames and closes (DaemonCore.pollLateActions), after every frame of the
+    /// turn to a player is out: a watcher never delays a move (Protocol.md §14).
+    private func sendLate() {
+        var late: [DaemonAction] = []
+        swap(&late, &lateBuffer)
+        defer { late.removeAll(keepingCapacity: true); swap(&late, &lateBuffer) }
+        core.pollLateActions(into: &late)
+        for i in late.indices {
+            var action = DaemonAction.close(0, flush: false)
+            swap(&action, &late[i])
+            switch consume action {
+            case let .send(id, bytes):
+                connections[id]?.send(bytes)
+                core.recycle(bytes)
+            case let .close(id, flush): close(id, flush: flush)
+            case let .boundQueue(id, maxBytes): connections[id]?.maxQueuedBytes = maxBytes
+            case .event, .log, .dial, .think, .record: break // never late (Outbox puts only frames and closes there)
+            }
+        }
     }
 
     /// The turn's history facts, in one call before any of its frames are sent: a fact is then

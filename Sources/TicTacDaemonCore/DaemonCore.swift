@@ -72,7 +72,7 @@ public final class DaemonCore: SansIOCore {
         suspensions.restore(config.restored)
         spectators = Spectators(config: config, links: links, outbox: outbox)
         watching = Watching(links: links, outbox: outbox, lobby: lobby)
-        matches.beforeRematch = { [unowned spectators] in spectators.sync(game: $0) }
+        matches.beforeGameGone = { [unowned spectators] in spectators.sync(game: $0) }
     }
 
     // MARK: - Queries
@@ -176,6 +176,14 @@ public final class DaemonCore: SansIOCore {
 
     public func pollActions(into out: inout [DaemonAction]) { outbox.poll(into: &out) }
 
+    /// The watchers' frames (and closes), once the shell has carried out `pollActions`' and
+    /// sent the game's frames: they are made here, so that not even their encoding and sealing
+    /// stands before a player's frame (Protocol.md §14). Call it after every `pollActions`.
+    public func pollLateActions(into out: inout [DaemonAction]) {
+        spectators.sync()
+        outbox.pollLate(into: &out)
+    }
+
     /// Gives back the bytes of a `send` action once written: the buffer is reused for a later frame.
     public func recycle(_ bytes: consuming [UInt8]) { outbox.recycle(bytes) }
 
@@ -231,11 +239,10 @@ public final class DaemonCore: SansIOCore {
         matches.runBotTurns(now: now)
     }
 
-    /// After every input: held invitations move on, then watchers hear what changed (last,
-    /// so their frames follow the game's: Protocol.md §14).
+    /// After every input: held invitations move on. (Watchers hear what changed in
+    /// `pollLateActions`, after the game's frames are out: Protocol.md §14.)
     private func settle(now: Instant) {
         invitations.settleHeld(now: now)
-        spectators.sync()
     }
 
     // MARK: - A link's life
@@ -395,6 +402,7 @@ public final class DaemonCore: SansIOCore {
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)
+            spectators.sync(game: link) // a forfeit's end is told before the link goes
             outbox.emit(.disconnected(peer, reason: why))
         }
         if let successor { invitations.move(from: link, to: successor) }

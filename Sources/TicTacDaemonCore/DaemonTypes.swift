@@ -90,7 +90,7 @@ public struct DaemonConfig {
     /// Our games may be watched (Protocol.md §14; `--no-spectators` clears it).
     public var spectators = true
     /// Watchers served at most per game, and in all (Protocol.md §14: more are told `full`).
-    public var maxWatchersPerGame = 8
+    public var maxWatchersPerGame = 16
     public var maxWatchers = 64
     /// A watcher's unsent frames at most, in bytes: past it the shell drops its link
     /// (`DaemonAction.boundQueue`), so a watcher that does not read is never buffered without end.

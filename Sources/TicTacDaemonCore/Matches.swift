@@ -13,9 +13,9 @@ final class Matches {
     let bot: BotScheduler
     /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
     let rate: GameRate
-    /// Called before a bot's next game starts on a link, while the finished one is still there
-    /// (its watchers are told its last move and end, Protocol.md §14).
-    var beforeRematch: ((Link) -> Void)?
+    /// Called before a game's board goes within one input (a bot's next game starts, the match
+    /// ends): its watchers are told its last moves and its end first (Protocol.md §14).
+    var beforeGameGone: ((Link) -> Void)?
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
@@ -67,6 +67,7 @@ final class Matches {
             match.game.handle(.peerLeft, now: now)
         }
         drain(link, now: now) // our RESIGN goes out before the CANCEL
+        beforeGameGone?(link)
         stopped(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
@@ -152,7 +153,7 @@ final class Matches {
                     switch event {
                     case .yourTurn: bot.turnDue(link.id)
                     case .gameOver:
-                        beforeRematch?(link)
+                        beforeGameGone?(link)
                         rematch(link, now: now)
                     default: break
                     }

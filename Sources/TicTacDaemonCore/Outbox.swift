@@ -4,8 +4,8 @@ import TicTacWire
 /// back (`recycle`), so a warm loop allocates no array per frame.
 final class Outbox {
     private(set) var actions: [DaemonAction] = []
-    /// Frames and closes of late links, handed over after every other action (Protocol.md §14:
-    /// a watcher's frames never go before a game's).
+    /// Frames and closes of late links, handed over by `pollLate` once the shell has carried out
+    /// every other action (Protocol.md §14: a watcher's frames never go before a game's).
     private var late: [DaemonAction] = []
     /// Links whose every frame goes late (watchers'): all of them, so a sealed link's frames
     /// keep their order (each is sealed with the next counter as it is queued).
@@ -101,11 +101,13 @@ final class Outbox {
     /// Hands the queued actions over: the two buffers trade places (none allocated).
     func poll(into out: inout [DaemonAction]) {
         precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
-        if !late.isEmpty {
-            actions.append(contentsOf: late)
-            late.removeAll(keepingCapacity: true)
-        }
         swap(&out, &actions)
+    }
+
+    /// Hands the late links' frames and closes over (`DaemonCore.pollLateActions`).
+    func pollLate(into out: inout [DaemonAction]) {
+        precondition(out.isEmpty, "pollLateActions(into:) takes an empty buffer") // our callers' own
+        swap(&out, &late)
     }
 
     /// Takes back a sent frame's bytes for a later frame; a buffer not given back is freed.

@@ -120,7 +120,7 @@ final class Spectators {
     private func sync(_ id: LinkID) {
         guard var f = follows[id] else { return }
         guard let watcher = links[id], !watcher.closing else { follows[id] = nil; return }
-        guard let gameLink = links[f.game], !gameLink.closing, let match = gameLink.match else {
+        guard let gameLink = links[f.game], let match = gameLink.match else {
             // The match ended, or the players' link is gone (the game may resume: §13).
             if f.key != nil, !f.ended { outbox.send(watcher, .watchEnd(WatchEnd(winner: 0, how: .noResult))) }
             outbox.send(watcher, .watchStop(.over))
@@ -137,7 +137,8 @@ final class Spectators {
                 outbox.send(watcher, .watchMove(cell: UInt16(clamping: game.moves[f.sent]), number: UInt16(clamping: f.sent + 1)))
                 f.sent += 1
             }
-            if game.state == .done, !f.ended {
+            // Over: Done, or ended and already past it (a forfeit as the link or match ends).
+            if !f.ended, game.state == .done || game.lastKey == f.key {
                 outbox.send(watcher, .watchEnd(Self.end(of: game)))
                 f.ended = true
             }

@@ -95,7 +95,7 @@ public enum WatchStopReason: UInt8, Sendable, Equatable {
     case off = 1
     /// No game in play (or none with the opponent named).
     case noGame = 2
-    /// The game has as many watchers as the daemon serves (tictac: 8).
+    /// The game has as many watchers as the daemon serves (tictac: 16).
     case full = 3
     /// The match (or the link carrying it) ended: WATCH again to follow the player's next one.
     case over = 4

@@ -159,7 +159,10 @@ struct CoreNet {
         while again {
             again = false
             for i in cores.indices {
-                let actions = cores[i].pollActions()
+                var late: [DaemonAction] = []
+                let main = cores[i].pollActions()
+                cores[i].pollLateActions(into: &late) // as the shell: after the others
+                let actions = main + late
                 if !actions.isEmpty { lastActions[i] = actions }
                 for action in actions {
                     switch action {

@@ -190,6 +190,7 @@ import TicTacTime
         #expect(updates(n, 2).last == .games([ListedGame(opponent: ben, rows: 3, cols: 3, k: 3, moves: 1)]))
         try watch(&n, 2, Watch(.follow, opponent: ben.id))
         let annPiece = try #require(n.game(0)?.piece)
+
         try n.command(1, .leaveMatch) // ben leaves, giving the game up: ann wins, and the watch is over
         n.settle()
         #expect(Array(updates(n, 2).suffix(2)) == [.ended(WatchEnd(winner: annPiece.rawValue, how: .gaveUp)), .stopped(.over)])
