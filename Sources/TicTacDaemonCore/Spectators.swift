@@ -5,12 +5,13 @@ import TicTacWire
 // Theory of operation (Protocol.md §14)
 //
 // A watcher's link asks (WATCH) for a game one of our links carries. Each watch remembers what
-// the watcher was told of it: the game's key, how many of its moves, whether its end. After
-// every input the core calls `sync`, which compares that with the game as it is and sends the
-// difference: WATCHING for a game not yet described, WATCH_MOVE per new move, WATCH_END once.
-// Nothing of the game is changed or delayed: the watchers' frames are queued behind every other
-// frame of the input (Outbox's late links), and a bot's game that ends and restarts within one
-// input is synced just before its rematch (`beforeRematch`), when the finished board is still there.
+// the watcher was told of it: the game's key, how many of its moves, whether its end. `sync`
+// compares that with the game as it is and sends the difference: WATCHING for a game not yet
+// described, WATCH_MOVE per new move, WATCH_END once. Nothing of the game is changed or
+// delayed: `sync` runs in `DaemonCore.pollLateActions`, which the shell calls once it has sent
+// the input's other frames, and watchers' links are late links (Outbox) whose every frame waits
+// for that. A game whose board goes within one input (a bot's rematch, a match that ends, a
+// link that closes) is synced just before (`Matches.beforeGameGone`), its end then told.
 // A watcher's link is bounded (`DaemonAction.boundQueue`): one that does not read is dropped by
 // the shell once its unsent frames pass `DaemonConfig.maxWatcherBacklog`.
 
