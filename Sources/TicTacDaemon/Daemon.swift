@@ -56,8 +56,14 @@ public final class Daemon {
     private var connections: [LinkID: FrameConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
-    /// The watchers' frames, carried out after the others (kept for its capacity).
-    private var lateBuffer: [DaemonAction] = []
+    /// The watchers' frames and closes not yet carried out, in order from `lateStart`.
+    private var lateQueue: [DaemonAction] = []
+    private var lateStart = 0
+    /// A turn of the loop is asked for to serve `lateQueue`.
+    private var lateScheduled = false
+    /// Watchers' links served per turn of the loop: between turns, input that came meanwhile
+    /// (a player's next move) is read first (Protocol.md §14).
+    static let watchersPerTurn = 4
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -457,25 +463,64 @@ public final class Daemon {
         rearm()
     }
 
-    /// The watchers' frames and closes (DaemonCore.pollLateActions), after every frame of the
-    /// turn to a player is out: a watcher never delays a move (Protocol.md §14).
+    /// Takes the watchers' frames and closes (DaemonCore.pollLateActions) once every frame of the
+    /// turn to a player is out, and serves them from the next turn of the loop on, a few
+    /// watchers a turn: a watcher never delays a move (Protocol.md §14).
     private func sendLate() {
         var late: [DaemonAction] = []
-        swap(&late, &lateBuffer)
-        defer { late.removeAll(keepingCapacity: true); swap(&late, &lateBuffer) }
         core.pollLateActions(into: &late)
-        for i in late.indices {
+        guard !late.isEmpty else { return }
+        lateQueue += late
+        guard !lateScheduled else { return }
+        lateScheduled = true
+        reactor.schedule(after: .zero) { [weak self] in self?.serveLate() }
+    }
+
+    /// Up to `watchersPerTurn` links' frames from `lateQueue` (each link's in one send()); the
+    /// rest at the next turn, after whatever input is ready then.
+    private func serveLate() {
+        lateScheduled = false
+        var links = 0
+        var batch: (id: LinkID, bytes: [UInt8])?
+        func flush() {
+            guard let b = batch else { return }
+            batch = nil
+            connections[b.id]?.send(b.bytes)
+            core.recycle(b.bytes)
+        }
+        while lateStart < lateQueue.count {
             var action = DaemonAction.close(0, flush: false)
-            swap(&action, &late[i])
+            swap(&action, &lateQueue[lateStart])
             switch consume action {
             case let .send(id, bytes):
-                connections[id]?.send(bytes)
-                core.recycle(bytes)
-            case let .close(id, flush): close(id, flush: flush)
-            case let .boundQueue(id, maxBytes): connections[id]?.maxQueuedBytes = maxBytes
-            case .event, .log, .dial, .think, .record: break // never late (Outbox puts only frames and closes there)
+                if batch?.id == id {
+                    batch?.bytes.append(contentsOf: bytes)
+                    core.recycle(bytes)
+                } else {
+                    flush()
+                    if links == Self.watchersPerTurn { // this link waits for the next turn
+                        lateQueue[lateStart] = .send(id, bytes)
+                        lateScheduled = true
+                        reactor.schedule(after: .zero) { [weak self] in self?.serveLate() }
+                        return
+                    }
+                    links += 1
+                    batch = (id, bytes)
+                }
+            case let .close(id, flush: afterFlush):
+                flush()
+                close(id, flush: afterFlush)
+            case let .boundQueue(id, maxBytes):
+                flush()
+                connections[id]?.maxQueuedBytes = maxBytes
+            case .event, .log, .dial, .think, .record:
+                break // never late (Outbox puts only frames and closes there)
             }
+            lateStart += 1
         }
+        flush()
+        lateQueue.removeAll(keepingCapacity: lateQueue.capacity <= 256)
+        lateStart = 0
     }
 
     /// The turn's history facts, in one call before any of its frames are sent: a fact is then
