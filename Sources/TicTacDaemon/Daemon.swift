@@ -56,14 +56,9 @@ public final class Daemon {
     private var connections: [LinkID: FrameConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
-    /// The watchers' frames and closes not yet carried out, in order from `lateStart`.
-    private var lateQueue: [DaemonAction] = []
-    private var lateStart = 0
-    /// A turn of the loop is asked for to serve `lateQueue`.
-    private var lateScheduled = false
-    /// Watchers' links served per turn of the loop: between turns, input that came meanwhile
-    /// (a player's next move) is read first (Protocol.md §14).
-    static let watchersPerTurn = 4
+    /// The watchers' frames, served a few links a turn of the loop after the others (LateFrames).
+    private lazy var late = LateFrames(reactor: reactor, core: core, connection: { [unowned self] in connections[$0] },
+                                       close: { [unowned self] id, flush in close(id, flush: flush) })
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -439,7 +434,7 @@ public final class Daemon {
             }
         }
         sendBatch()
-        sendLate()
+        late.take()
         if notes {
             for i in pending.indices {
                 switch pending[i] {
@@ -461,66 +456,6 @@ public final class Daemon {
             presence.update(local)
         }
         rearm()
-    }
-
-    /// Takes the watchers' frames and closes (DaemonCore.pollLateActions) once every frame of the
-    /// turn to a player is out, and serves them from the next turn of the loop on, a few
-    /// watchers a turn: a watcher never delays a move (Protocol.md §14).
-    private func sendLate() {
-        var late: [DaemonAction] = []
-        core.pollLateActions(into: &late)
-        guard !late.isEmpty else { return }
-        lateQueue += late
-        guard !lateScheduled else { return }
-        lateScheduled = true
-        reactor.schedule(after: .zero) { [weak self] in self?.serveLate() }
-    }
-
-    /// Up to `watchersPerTurn` links' frames from `lateQueue` (each link's in one send()); the
-    /// rest at the next turn, after whatever input is ready then.
-    private func serveLate() {
-        lateScheduled = false
-        var links = 0
-        var batch: (id: LinkID, bytes: [UInt8])?
-        func flush() {
-            guard let b = batch else { return }
-            batch = nil
-            connections[b.id]?.send(b.bytes)
-            core.recycle(b.bytes)
-        }
-        while lateStart < lateQueue.count {
-            var action = DaemonAction.close(0, flush: false)
-            swap(&action, &lateQueue[lateStart])
-            switch consume action {
-            case let .send(id, bytes):
-                if batch?.id == id {
-                    batch?.bytes.append(contentsOf: bytes)
-                    core.recycle(bytes)
-                } else {
-                    flush()
-                    if links == Self.watchersPerTurn { // this link waits for the next turn
-                        lateQueue[lateStart] = .send(id, bytes)
-                        lateScheduled = true
-                        reactor.schedule(after: .zero) { [weak self] in self?.serveLate() }
-                        return
-                    }
-                    links += 1
-                    batch = (id, bytes)
-                }
-            case let .close(id, flush: afterFlush):
-                flush()
-                close(id, flush: afterFlush)
-            case let .boundQueue(id, maxBytes):
-                flush()
-                connections[id]?.maxQueuedBytes = maxBytes
-            case .event, .log, .dial, .think, .record:
-                break // never late (Outbox puts only frames and closes there)
-            }
-            lateStart += 1
-        }
-        flush()
-        lateQueue.removeAll(keepingCapacity: lateQueue.capacity <= 256)
-        lateStart = 0
     }
 
     /// The turn's history facts, in one call before any of its frames are sent: a fact is then

@@ -12,8 +12,9 @@ struct WatchCommand: ParsableCommand {
         discussion: """
         Without PLAYER: looks at the LAN for --timeout seconds, asks every player that serves \
         watchers and is playing (and every bot) for its games, prints them and exits. With \
-        PLAYER: follows that player's game move by move (full screen in a terminal) (a game under way from the board so far) \
-        and its next ones, until Ctrl-C. --all follows every game at once, as tiles. The watcher offers no game and announces nothing: no \
+        PLAYER: follows that player's game move by move (a game under way from the board so \
+        far) and its next ones, full screen in a terminal, until q or Ctrl-C. --all follows \
+        every game at once, as tiles. The watcher offers no game and announces nothing: no \
         lobby lists it. A player started with --no-spectators refuses (exit status 69).
         """
     )

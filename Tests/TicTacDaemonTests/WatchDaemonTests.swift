@@ -7,7 +7,7 @@ import TicTacWire
 @testable import TicTacDaemonCore
 
 /// Watchers over loopback sockets (Protocol.md §14): more watchers than the shell serves in one
-/// turn of the loop (`Daemon.watchersPerTurn`), following two bots that play flat out. Every
+/// turn of the loop (`LateFrames.linksPerTurn`), following two bots that play flat out. Every
 /// watcher must see every move of every game it follows, numbered in order, each game's end
 /// true to its board, and all of them the same games.
 @Suite(.serialized) struct WatchDaemonTests {
@@ -27,7 +27,7 @@ import TicTacWire
         let alpha = try Daemon(reactor: reactor, config: alphaConfig)
         let beta = try Daemon(reactor: reactor, config: betaConfig)
         let betaAddress = try #require(SocketAddress(ip: "127.0.0.1", port: beta.port))
-        let count = Daemon.watchersPerTurn + 2
+        let count = LateFrames.linksPerTurn + 2
         var watchers: [Daemon] = []
         var seen: [Seen] = []
         for i in 0..<count {
