@@ -199,6 +199,8 @@ public enum DaemonEvent: Sendable, Equatable {
     case connectFailed(String, reason: String)
     /// A game we watch, from the daemon that serves it (Protocol.md §14).
     case watched(WatchUpdate, from: PeerInfo)
+    /// How many watch our games now (it changed).
+    case watchers(Int)
 }
 
 /// What a watcher hears from the player's daemon it asked (Protocol.md §14).

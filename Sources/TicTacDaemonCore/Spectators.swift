@@ -32,8 +32,16 @@ final class Spectators {
     private let config: DaemonConfig
     private let links: LinkRegistry
     private let outbox: Outbox
-    /// By the watcher's link.
-    private(set) var follows: [LinkID: Follow] = [:]
+    /// By the watcher's link. Our player hears how many watch when that changes.
+    private(set) var follows: [LinkID: Follow] = [:] {
+        didSet {
+            guard follows.count != reported else { return }
+            reported = follows.count
+            outbox.emit(.watchers(reported))
+        }
+    }
+    /// The count last told (`DaemonEvent.watchers`).
+    private var reported = 0
     /// Links that asked anything: they stay watchers' links (no INVITE, Protocol.md §14).
     private(set) var watchers: Set<LinkID> = []
     /// Our player allows watchers (`--no-spectators`, the full screen's key).

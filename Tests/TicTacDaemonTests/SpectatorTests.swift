@@ -150,6 +150,8 @@ import TicTacTime
         #expect(updates(n, 3).first.map { if case .game = $0 { true } else { false } } == true)
         #expect(updates(n, 4) == [.stopped(.full)])
         #expect(n.cores[0].watcherCount == 2)
+        let told = n.events[0].compactMap { if case let .watchers(k) = $0 { k } else { nil } }
+        #expect(told == [1, 2], "ann is told how many watch, as it changes")
         // One stops: the third may come in.
         try watch(&n, 2, Watch(.stop))
         #expect(updates(n, 2).last == .stopped(.stopped))
