@@ -159,6 +159,14 @@ import TicTacTime
         #expect(updates(n, 4).last.map { if case .game = $0 { true } else { false } } == true)
     }
 
+    /// tictac's bound (Protocol.md §14): 16 watchers per game; the 17th is told `full`.
+    @Test func sixteenWatchPerGameByDefault() throws {
+        var n = try net(watchers: 17)
+        for w in 2...18 { try watch(&n, w) }
+        #expect((2...17).allSatisfy { w in updates(n, w).first.map { if case .game = $0 { true } else { false } } == true })
+        #expect(updates(n, 18) == [.stopped(.full)])
+    }
+
     @Test func aPlayerWhoAllowsNoSpectatorsRefusesAndStopsThem() throws {
         var off = player("ann", seed: 81)
         off.spectators = false
