@@ -54,6 +54,8 @@ public struct DaemonSettings: Sendable {
     public var ephemeral = false
     /// `--resume-window`: how long a game whose link was lost waits; zero: it ends.
     public var resumeWindow: Duration = .seconds(600)
+    /// Our games may be watched (`--no-spectators` clears it; Protocol.md §14).
+    public var spectators = true
     /// Every random draw from this seed (a test option), else the system's.
     public var seed: UInt64?
     public var discovery: DiscoverySettings

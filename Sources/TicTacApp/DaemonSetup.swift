@@ -82,6 +82,9 @@ struct DaemonSetup {
             config.restored = state.unfinished(rematchDelay: config.rematchDelay, makeRandom: config.makeRandom)
         }
         if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.resume) }
+        // Watchers are served by players' daemons that allow them (Protocol.md §14).
+        config.spectators = settings.spectators
+        if settings.spectators, bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.spectators) }
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {
             try Daemon(reactor: reactor, config: config, port: port)

@@ -82,7 +82,7 @@ public struct LocalMatch {
             case .quit, .interrupt: break
             case .cancel:
                 output.append(.error(code: "no-invitation", message: Command.cancelLocalText))
-            case .peers, .invite, .accept, .decline, .lobby, .field, .connect:
+            case .peers, .invite, .accept, .decline, .lobby, .field, .connect, .spectators:
                 output.append(.error(code: "bad-command", message: "no network in a local game: the bot is your only opponent"))
             }
         } catch {

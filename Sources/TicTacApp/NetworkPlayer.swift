@@ -97,6 +97,11 @@ public final class NetworkPlayer {
             case .lobby: try daemon.command(.leaveMatch)
             case let .connect(text): connect(text)
             case .field: openField()
+            case let .spectators(on):
+                let allowed = on ?? !daemon.spectatorsAllowed
+                try daemon.command(.spectators(allowed))
+                front.show(.notice(allowed ? "Your games may be watched (tictac watch; w in the lobby refuses it)"
+                                           : "Nobody may watch your games now (w in the lobby allows it again)"))
             case let .move(n): try daemon.command(.move(n - 1))
             case let .moveAt(ref):
                 guard let size = daemon.currentGameSize else { throw CommandError.notInGame }

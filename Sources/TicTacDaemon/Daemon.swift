@@ -56,6 +56,9 @@ public final class Daemon {
     private var connections: [LinkID: FrameConnection] = [:]
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
+    /// The watchers' frames, served a few links a turn of the loop after the others (LateFrames).
+    private lazy var late = LateFrames(reactor: reactor, core: core, connection: { [unowned self] in connections[$0] },
+                                       close: { [unowned self] id, flush in close(id, flush: flush) })
     private var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
     private var leaving = false
@@ -434,9 +437,12 @@ public final class Daemon {
                 think(job)
             case .record:
                 break // taken out and stored first (storeRecords)
+            case let .boundQueue(id, maxBytes):
+                connections[id]?.maxQueuedBytes = maxBytes
             }
         }
         sendBatch()
+        late.take()
         if notes {
             for i in pending.indices {
                 switch pending[i] {
@@ -448,7 +454,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think, .record: break // carried out in the first pass
+                case .send, .close, .dial, .think, .record, .boundQueue: break // carried out in the first pass
                 }
             }
         }

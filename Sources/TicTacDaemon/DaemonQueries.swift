@@ -11,6 +11,9 @@ extension Daemon {
     /// The peers of the lobby, as `peers` lists them.
     public var peers: [PeerInfo] { core.peers }
 
+    /// Our player allows watchers of its games (Protocol.md §14).
+    public var spectatorsAllowed: Bool { core.spectatorsAllowed }
+
     /// The board of the game in play, nil outside a game.
     public var currentGameSize: BoardSize? { core.currentGameSize }
 

@@ -52,6 +52,8 @@ public final class DaemonCore: SansIOCore {
     private let matches: Matches
     private let invitations: Invitations
     private let suspensions: Suspensions
+    private let spectators: Spectators
+    private let watching: Watching
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
     /// After a stall of our own loop (`DaemonInput.stalled`), if any.
@@ -71,6 +73,9 @@ public final class DaemonCore: SansIOCore {
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
         suspensions.restore(config.restored)
+        spectators = Spectators(config: config, links: links, outbox: outbox)
+        watching = Watching(links: links, outbox: outbox, lobby: lobby)
+        matches.beforeGameGone = { [unowned spectators] in spectators.sync(game: $0) }
     }
 
     // MARK: - Queries
@@ -125,8 +130,13 @@ public final class DaemonCore: SansIOCore {
 
     // MARK: - The core's verbs
 
+    /// Watchers of our games at this moment (Protocol.md §14).
+    public var watcherCount: Int { spectators.follows.count }
+    /// Our player allows watchers.
+    public var spectatorsAllowed: Bool { spectators.allowed }
+
     public func handle(_ input: DaemonInput, now: Instant) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
@@ -138,7 +148,9 @@ public final class DaemonCore: SansIOCore {
         case let .presence(event):
             lobby.presence(event)
             suspensions.presence(event, now: now)
-        case let .dialFailed(peer, reason): invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
+        case let .dialFailed(peer, reason):
+            invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
+            watching.dialFailed(peer, reason: reason)
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         case let .stalled(length): stalled(length, now: now)
         }
@@ -174,7 +186,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
@@ -189,12 +201,15 @@ public final class DaemonCore: SansIOCore {
         case .resign:
             if case let .suspended(peer) = links.seat { return suspensions.resign(peer, now: now) }
             try matches.command(.resign, now: now)
+        case let .watch(who, watch): try watching.watch(who, watch, now: now)
+        case let .spectators(on): spectators.setAllowed(on)
         }
         matches.runBotTurns(now: now)
     }
 
     public func pollTimeout() -> Instant? {
-        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline].compactMap { $0 }
+        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline,
+                    watching.nextDeadline].compactMap { $0 }
         if let s = stall {
             if s.pingsDue { return s.at }
             if let hold = s.hold { return next.min().map { max($0, hold) } }
@@ -203,6 +218,14 @@ public final class DaemonCore: SansIOCore {
     }
 
     public func pollActions(into out: inout [DaemonAction]) { outbox.poll(into: &out) }
+
+    /// The watchers' frames (and closes), once the shell has carried out `pollActions`' and
+    /// sent the game's frames: they are made here, so that not even their encoding and sealing
+    /// stands before a player's frame (Protocol.md §14). Call it after every `pollActions`.
+    public func pollLateActions(into out: inout [DaemonAction]) {
+        spectators.sync()
+        outbox.pollLate(into: &out)
+    }
 
     /// Gives back the bytes of a `send` action once written: the buffer is reused for a later frame.
     public func recycle(_ bytes: consuming [UInt8]) { outbox.recycle(bytes) }
@@ -230,13 +253,14 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
-        defer { invitations.settleHeld(now: now) }
+        defer { settle(now: now) }
         if stall?.pingsDue == true { pingAfterStall(now: now) }
         if let hold = stall?.hold { // just back from a stall: the peers get one round to be heard
             guard now >= hold else { return }
             stall?.hold = nil
         }
         invitations.dialTimeouts(now: now)
+        watching.timeouts(now: now)
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
             guard let link = links[id], !link.closing else { continue }
@@ -261,6 +285,12 @@ public final class DaemonCore: SansIOCore {
             matches.timeout(link, now: now)
         }
         matches.runBotTurns(now: now)
+    }
+
+    /// After every input: held invitations move on. (Watchers hear what changed in
+    /// `pollLateActions`, after the game's frames are out: Protocol.md §14.)
+    private func settle(now: Instant) {
+        invitations.settleHeld(now: now)
     }
 
     // MARK: - A link's life
@@ -301,6 +331,12 @@ public final class DaemonCore: SansIOCore {
         }
         if let version = link.version, frame.version != version, !anyVersion {
             return outbox.fail(link, .unsupportedVersion, "frame of version \(frame.version) on a version \(version) connection")
+        }
+        // The spectators' messages are version 2's (Protocol.md §14): on a version-1 link
+        // they are unknown types, as a version-1 daemon reads them.
+        if link.version == 1, Message.Kind(rawValue: frame.type)?.isSpectating == true {
+            if frame.isIgnorable { return }
+            return outbox.fail(link, .unknownType, "message type \(frame.type) is not defined in version 1")
         }
         let message: Message
         do {
@@ -352,6 +388,7 @@ public final class DaemonCore: SansIOCore {
             invitations.linkReady(link, peer, now: now)
         }
         suspensions.linkReady(link, now: now)
+        watching.linkReady(link, peer)
         invitations.botInviteIfWanted(peer.id, now: now)
     }
 
@@ -381,12 +418,17 @@ public final class DaemonCore: SansIOCore {
             link.peerLeft = true
             link.closeReason = DaemonEvent.leftReason(link.peer?.name ?? "the peer")
             outbox.close(link.id, flush: false)
-        case let .invite(invite): invitations.received(invite, on: link, now: now)
+        case let .invite(invite):
+            // A watcher's link only watches (Protocol.md §14).
+            if spectators.isWatcher(link) { return outbox.send(link, .decline(gameID: invite.gameID, reason: .busy)) }
+            invitations.received(invite, on: link, now: now)
         case let .accept(gameID): invitations.accepted(gameID, on: link, now: now)
         case let .decline(gameID, reason): invitations.declined(gameID, reason: reason, on: link)
         case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
+        case let .watch(w): spectators.received(w, on: link, now: now)
+        case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }
@@ -394,6 +436,8 @@ public final class DaemonCore: SansIOCore {
 
     private func linkClosed(_ id: LinkID, reason: String, now: Instant) {
         suspensions.linkGone(id)
+        spectators.linkGone(id)
+        watching.linkGone(id)
         guard let link = links[id] else { return }
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }
@@ -410,6 +454,7 @@ public final class DaemonCore: SansIOCore {
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)
+            spectators.sync(game: link) // a forfeit's end is told before the link goes
             outbox.emit(.disconnected(peer, reason: why))
         }
         if let successor { invitations.move(from: link, to: successor) }

@@ -87,6 +87,17 @@ public struct DaemonConfig {
     public var maxKeptGames = 1024
     /// Unfinished games from the history (a restart): offered to their peers when they are back.
     public var restored: [RestoredGame] = []
+    /// Our games may be watched (Protocol.md §14; `--no-spectators` clears it).
+    public var spectators = true
+    /// Watchers served at most per game, and in all (Protocol.md §14: more are told `full`).
+    public var maxWatchersPerGame = 16
+    public var maxWatchers = 64
+    /// A watcher's unsent frames at most, in bytes: past it the shell drops its link
+    /// (`DaemonAction.boundQueue`), so a watcher that does not read is never buffered without end.
+    public var maxWatcherBacklog = 16 * 1024
+    /// WATCHes a link may send within one second; past it ERROR `unexpected-message` and the
+    /// close (Protocol.md §14: each costs an answer). 0: no limit.
+    public var maxWatchesPerSecond = 8
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.
@@ -186,6 +197,23 @@ public enum DaemonEvent: Sendable, Equatable {
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
     /// A connection could not be set up ("Error Connecting").
     case connectFailed(String, reason: String)
+    /// A game we watch, from the daemon that serves it (Protocol.md §14).
+    case watched(WatchUpdate, from: PeerInfo)
+    /// How many watch our games now (it changed).
+    case watchers(Int)
+}
+
+/// What a watcher hears from the player's daemon it asked (Protocol.md §14).
+public enum WatchUpdate: Sendable, Equatable {
+    /// The game as it is now (WATCHING): a new one, or the one asked for.
+    case game(WatchedGame)
+    /// Its next move (`number` from 1).
+    case move(cell: Int, number: Int)
+    case ended(WatchEnd)
+    /// No more from this daemon (or a refusal).
+    case stopped(WatchStopReason)
+    /// The daemon's games in play (the answer to WATCH list).
+    case games([ListedGame])
 }
 
 extension DaemonEvent {
@@ -211,6 +239,9 @@ public enum DaemonAction: Sendable, Equatable {
     /// Run this bot search off the loop's thread and give the result to `botMoveReady` (one is
     /// handed out at a time; the next waits for that answer).
     case think(BotSearchJob)
+    /// The link's unsent output may hold at most `maxBytes` from now on; past it the shell
+    /// closes the link (a watcher that does not read, Protocol.md §14).
+    case boundQueue(LinkID, maxBytes: Int)
 }
 
 /// An unfinished game rebuilt from the history (`DaemonConfig.restored`).
@@ -267,6 +298,11 @@ public enum PlayerCommand: Sendable, Equatable {
     case move(Int)
     case new
     case resign
+    /// Sends WATCH to a peer (a name or id, as `invite`), dialling it first when needed
+    /// (Protocol.md §14); what it answers comes as `DaemonEvent.watched`.
+    case watch(String, Watch)
+    /// Our player allows watchers of its games, or not (off stops those watching now).
+    case spectators(Bool)
 }
 
 /// A command that cannot be carried out; nothing changed.
@@ -283,6 +319,8 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
     case busy
     case notInGame
     case game(GameCommandError)
+    /// `watch` names a peer that serves no watchers (no `spectators` capability).
+    case noSpectators(String)
 
     public var code: String {
         switch self {
@@ -293,6 +331,7 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         case .alreadyInvited: "already-invited"
         case .busy: "busy"
         case .notInGame: "no-game"
+        case .noSpectators: "no-spectators"
         case let .game(e):
             switch e {
             case .notYourTurn: "not-your-turn"
@@ -313,6 +352,7 @@ public enum CommandError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .answerFirst(name): "answer \(name.prefix(64))'s invitation first (accept or decline)"
         case .busy: "finish the current game first"
         case .notInGame: "no game in progress"
+        case let .noSpectators(name): "\(name.prefix(64)) serves no watchers"
         case let .game(e): e.description
         }
     }

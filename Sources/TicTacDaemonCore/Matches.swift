@@ -13,6 +13,9 @@ final class Matches {
     let bot: BotScheduler
     /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
     let rate: GameRate
+    /// Called before a game's board goes within one input (a bot's next game starts, the match
+    /// ends): its watchers are told its last moves and its end first (Protocol.md §14).
+    var beforeGameGone: ((Link) -> Void)?
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
@@ -64,6 +67,7 @@ final class Matches {
             match.game.handle(.peerLeft, now: now)
         }
         drain(link, now: now) // our RESIGN goes out before the CANCEL
+        beforeGameGone?(link)
         stopped(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
@@ -148,7 +152,9 @@ final class Matches {
                     guard isBot else { continue }
                     switch event {
                     case .yourTurn: bot.turnDue(link.id)
-                    case .gameOver: rematch(link, now: now)
+                    case .gameOver:
+                        beforeGameGone?(link)
+                        rematch(link, now: now)
                     default: break
                     }
                 case let .fail(code, text):

@@ -4,6 +4,12 @@ import TicTacWire
 /// back (`recycle`), so a warm loop allocates no array per frame.
 final class Outbox {
     private(set) var actions: [DaemonAction] = []
+    /// Frames and closes of late links, handed over by `pollLate` once the shell has carried out
+    /// every other action (Protocol.md §14: a watcher's frames never go before a game's).
+    private var late: [DaemonAction] = []
+    /// Links whose every frame goes late (watchers'): all of them, so a sealed link's frames
+    /// keep their order (each is sealed with the next counter as it is queued).
+    private var lateLinks: Set<LinkID> = []
     private var spareFrameBuffers: [[UInt8]] = []
     private let deadlines: LinkDeadlines
     /// The version of a frame sent before a link's version is negotiated: our highest.
@@ -27,8 +33,15 @@ final class Outbox {
             log("closing link \(link.id) to \(link.address): \(link.closeReason ?? "")")
             return close(link.id, flush: true)
         }
+        if lateLinks.contains(link.id) { return late.append(.send(link.id, bytes)) }
         actions.append(.send(link.id, bytes))
     }
+
+    /// From now on `id`'s frames and close go after every other action of a turn.
+    func makeLate(_ id: LinkID) { lateLinks.insert(id) }
+
+    /// `id` closed: nothing more is queued for it.
+    func forgetLate(_ id: LinkID) { lateLinks.remove(id) }
 
     /// A sealed link received bytes that do not open or decode: close at once and send nothing,
     /// so a forger learns nothing from the answer (Protocol.md §4, "The authenticated stream").
@@ -44,7 +57,10 @@ final class Outbox {
     /// A line for the operator's log, not the player.
     func log(_ line: String) { actions.append(.log(line)) }
 
-    func close(_ id: LinkID, flush: Bool) { actions.append(.close(id, flush: flush)) }
+    func close(_ id: LinkID, flush: Bool) {
+        if lateLinks.contains(id) { return late.append(.close(id, flush: flush)) }
+        actions.append(.close(id, flush: flush))
+    }
 
     func append(_ action: DaemonAction) { actions.append(action) }
 
@@ -88,6 +104,12 @@ final class Outbox {
     func poll(into out: inout [DaemonAction]) {
         precondition(out.isEmpty, "pollActions(into:) takes an empty buffer") // our callers' own
         swap(&out, &actions)
+    }
+
+    /// Hands the late links' frames and closes over (`DaemonCore.pollLateActions`).
+    func pollLate(into out: inout [DaemonAction]) {
+        precondition(out.isEmpty, "pollLateActions(into:) takes an empty buffer") // our callers' own
+        swap(&out, &late)
     }
 
     /// Takes back a sent frame's bytes for a later frame; a buffer not given back is freed.

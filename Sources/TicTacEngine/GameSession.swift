@@ -74,7 +74,7 @@ public struct GameSession: SansIOCore {
     /// The game's id once the roll decided (`GameKey`); nil before.
     public internal(set) var key: ID128?
     /// The key of the last game that ended.
-    var lastKey: ID128?
+    public internal(set) var lastKey: ID128?
 
     /// Where the game is, with what only that state holds.
     enum Phase {

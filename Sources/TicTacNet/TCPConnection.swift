@@ -101,8 +101,12 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     public private(set) var sendCalls = 0
 
     private let reactor: Reactor
-    private let maxQueuedBytes: Int
-    private let pauseReadingAbove: Int
+    /// Bytes the write queue may hold; past it the connection closes (`writeQueueFull`). An owner
+    /// may lower it on the way (a watcher's link, Protocol.md §14): checked at the next send.
+    public var maxQueuedBytes: Int {
+        didSet { pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes) }
+    }
+    private var pauseReadingAbove: Int
     /// Our sending side is shut down; input is read and dropped until EOF (see the type's docs).
     private var draining = false
     private var decoder: Decoder

@@ -285,8 +285,8 @@ public struct DaemonReplay {
                     report.events.append(e)
                 case .dial:
                     break // a dial shows in the capture as its own connection
-                case .log, .record:
-                    break // the operator's log, the history: nothing on the wire
+                case .log, .record, .boundQueue:
+                    break // the operator's log, the history, a queue's bound: nothing on the wire
                 case let .think(job):
                     // The shell searches on its worker; here at once, in the same order.
                     core.handle(.botMoveReady(job.run()), now: now)

@@ -97,6 +97,9 @@ struct GameTracker {
         case let .resume(r):
             return [("resume", [("game", .string(r.key.description)), ("moves", .int(Int(r.moves))), ("status", .string("\(r.status)"))],
                      "\(who): RESUME game \(r.key.description.prefix(8)) with \(r.moves) moves (\(r.status))", false)]
+        case .watch, .watching, .watchMove, .watchEnd, .watchStop, .games:
+            // A watcher's messages (Protocol.md §14) travel sealed; told by their kind if seen.
+            return [("spectator", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) (spectators)", false)]
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             return [("misplaced", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) belongs in a datagram", true)]
         }

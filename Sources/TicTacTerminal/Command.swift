@@ -26,6 +26,8 @@ public enum Command: Sendable, Equatable {
     case connect(String)
     /// Open the collaborative field in this daemon (README "The collaborative field").
     case field
+    /// Allow watchers of our games, or refuse them (nil: the other of what is now; Protocol.md §14).
+    case spectators(Bool?)
 
     /// Why a line is not a command.
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -83,6 +85,9 @@ public enum Command: Sendable, Equatable {
         case "cancel", "c": return try noArgs(.cancel)
         case "lobby", "l": return try noArgs(.lobby)
         case "field", "f": return try noArgs(.field)
+        case "spectators", "watchers":
+            guard words.count == 2, words[1] == "on" || words[1] == "off" else { throw ParseError(description: "usage: spectators on|off") }
+            return .spectators(words[1] == "on")
         case "connect":
             guard words.count == 2 else { throw ParseError(description: "usage: connect HOST:PORT") }
             // The address keeps its case (an IPv6 scope names an interface).
@@ -103,5 +108,5 @@ public enum Command: Sendable, Equatable {
     public static let cancelLocalText = "cancel withdraws an invitation, and a local game has none: type resign to give this game up, new to give it up and start the next"
 
     /// The answer to `help`.
-    public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match; a game in play is given up, a loss, as with new), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach)"
+    public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match; a game in play is given up, a loss, as with new), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach), spectators on|off (may others watch your games)"
 }

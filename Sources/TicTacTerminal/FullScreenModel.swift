@@ -364,6 +364,8 @@ struct FullScreenModel {
                 return nil
             }
             return .invite(peer.id.description)
+        case .char("w") where me != nil, .char("W") where me != nil:
+            return .spectators(nil) // watchers of our games: allowed or refused (Protocol.md §14)
         case .char("f"), .char("F"):
             if offersField {
                 notice = nil // the lobby's news is old by the time the field closes

@@ -174,7 +174,7 @@ extension FullScreenModel {
     /// The board, one line per row. Empty cells show their number on 3 x 3 (the seed's 1-9);
     /// other boards name cells (CellName: `c7`) by the column letters above and the row numbers
     /// beside the board (the letters left out when `letters` is false).
-    private func compactBoard(_ game: Game, winning: Set<Int>, letters: Bool) -> [ScreenLine] {
+    func compactBoard(_ game: Game, winning: Set<Int>, letters: Bool) -> [ScreenLine] {
         let size = game.size
         let axes = size != .classic
         let labelWidth = axes ? String(size.rows).count + 1 : 0
@@ -200,7 +200,7 @@ extension FullScreenModel {
 
     /// The board in big cells: 5 columns by 3 lines, with grid lines; each empty cell shows its
     /// number on 3 x 3 and its name (CellName) elsewhere.
-    private func bigBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
+    func bigBoard(_ game: Game, winning: Set<Int>) -> [ScreenLine] {
         let size = game.size
         let bar = unicode ? "│" : "|", dash = unicode ? "─" : "-", cross = unicode ? "┼" : "+"
         let fill = winStyle(game)

@@ -89,7 +89,7 @@ extension FullScreenModel {
             return "Keys: \(play); arrows and Enter play the cursor's cell; r resigns; n gives up and starts a new game\(lobby); q quits"
         }
         var keys = ["Up/Down select a peer", "Enter invites it", "y / n answer an invitation", "c withdraws yours"]
-        if me != nil { keys.append("a adds a peer by address") }
+        if me != nil { keys.append("a adds a peer by address"); keys.append("w allows or refuses watchers") }
         if offersField { keys.append("f opens the field") }
         return "Keys: " + keys.joined(separator: ", ") + ", q quits"
     }

@@ -84,6 +84,11 @@ public enum OutputEvent: Sendable, Equatable {
             self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
         case let .connectFailed(to, reason):
             self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
+        case let .watchers(n):
+            self = .notice(n == 0 ? "Nobody watches your games now" : "\(n) watching your games (w in the lobby refuses watchers)")
+        case let .watched(_, p):
+            // Only a watcher asks (`tictac watch`, WatchOutput): a player's front never should.
+            self = .notice("\(p.name) sent news of a game to watch")
         }
     }
 }

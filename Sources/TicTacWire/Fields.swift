@@ -17,14 +17,14 @@ struct FieldWriter {
     /// A frame appended to `buffer`, which is taken over (left empty) until `finish(into:)`
     /// gives it back. The header (Protocol.md §2) goes in at once, in one append: all of it is
     /// known but the payload's length, which `finish` fills in.
-    init(frameAppendingTo buffer: inout [UInt8], version: UInt8, type: UInt8) {
+    init(frameAppendingTo buffer: inout [UInt8], version: UInt8, type: UInt8, flags: UInt16 = 0) {
         bytes = []
         swap(&bytes, &buffer)
         start = bytes.count
         // Only when empty: reserving in a buffer that holds frames would defeat geometric growth.
         if bytes.isEmpty { bytes.reserveCapacity(Frame.headerLength + 52) }
-        // magic, version, type, flags 0; then the length, 0 for now.
-        let head = UInt64(Frame.magicWord) << 32 | UInt64(version) << 24 | UInt64(type) << 16
+        // magic, version, type, flags; then the length, 0 for now.
+        let head = UInt64(Frame.magicWord) << 32 | UInt64(version) << 24 | UInt64(type) << 16 | UInt64(flags)
         append((head.bigEndian, UInt32(0)))
     }
 

@@ -27,6 +27,8 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let bot = Capabilities(rawValue: 1 << 2)
     /// Keeps a game whose link is lost and resumes it (RESUME, Protocol.md §13; version 2).
     public static let resume = Capabilities(rawValue: 1 << 3)
+    /// Serves watchers of its games (WATCH, Protocol.md §14; version 2).
+    public static let spectators = Capabilities(rawValue: 1 << 4)
 }
 
 /// RESUME (Protocol.md §13): the sender's view of the interrupted game `key`.
@@ -240,6 +242,15 @@ public enum Message: Sendable, Equatable {
     case timeUp
     /// Version 2: the sender's view of an interrupted game, after a new handshake (§13).
     case resume(Resume)
+    // Spectators (TCP, version 2, Protocol.md §14): every one IGNORABLE.
+    case watch(Watch)
+    case watching(WatchedGame)
+    /// A move of the followed game: its cell and its number in the game (1 for the first).
+    case watchMove(cell: UInt16, number: UInt16)
+    case watchEnd(WatchEnd)
+    case watchStop(WatchStopReason)
+    /// The games the sender plays now, for a watcher to pick one.
+    case games([ListedGame])
     // Discovery (UDP)
     case announce(Announce)
     case query(from: ID128)
@@ -256,6 +267,7 @@ public enum Message: Sendable, Equatable {
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
         case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25, timeUp = 0x26
         case resume = 0x28
+        case watch = 0x29, watching = 0x2a, watchMove = 0x2b, watchEnd = 0x2c, watchStop = 0x2d, games = 0x2e
         case announce = 0x30, query = 0x31, goodbye = 0x32
         case sphere = 0x40, fieldLeave = 0x41
 
@@ -266,6 +278,10 @@ public enum Message: Sendable, Equatable {
             default: false
             }
         }
+
+        /// The spectators' messages (Protocol.md §14): sent with IGNORABLE, so a daemon without
+        /// them skips them; on a version-1 link they are unknown types.
+        public var isSpectating: Bool { (0x29...0x2e).contains(rawValue) }
     }
 
     /// The largest roll (the seed's 0...999,999).
@@ -295,6 +311,12 @@ public enum Message: Sendable, Equatable {
         case .resign: .resign
         case .timeUp: .timeUp
         case .resume: .resume
+        case .watch: .watch
+        case .watching: .watching
+        case .watchMove: .watchMove
+        case .watchEnd: .watchEnd
+        case .watchStop: .watchStop
+        case .games: .games
         case .announce: .announce
         case .query: .query
         case .goodbye: .goodbye

@@ -57,6 +57,30 @@ extension Message {
             f.raw(3, r.digest)
             if let last = r.last { f.int(4, last) }
             f.int(5, r.status.rawValue)
+        case let .watch(w):
+            f.int(1, w.action.rawValue)
+            if let id = w.opponent { f.id(2, id) }
+        case let .watching(g):
+            f.id(1, g.o.id)
+            f.string(2, g.o.name.value)
+            f.id(3, g.x.id)
+            f.string(4, g.x.name.value)
+            f.int(5, g.rows)
+            f.int(6, g.cols)
+            f.int(7, g.k)
+            f.raw(8, g.moves.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] })
+            f.int(9, g.moveTime)
+            f.int(10, g.number)
+        case let .watchMove(cell, number):
+            f.int(1, cell)
+            f.int(2, number)
+        case let .watchEnd(e):
+            f.int(1, e.winner)
+            f.int(2, e.how.rawValue)
+        case let .watchStop(reason):
+            f.int(1, reason.rawValue)
+        case let .games(list):
+            f.raw(1, ListedGame.encode(list))
         case let .announce(a):
             f.id(1, a.instanceID)
             f.string(2, a.name.value)
@@ -84,8 +108,11 @@ extension Message {
 
     /// The message as a frame of the given protocol version.
     public func frame(version: UInt8 = ProtocolVersion.unnegotiated) -> Frame {
-        Frame(version: version, type: kind.rawValue, payload: payload)
+        Frame(version: version, type: kind.rawValue, flags: flags, payload: payload)
     }
+
+    /// The header's flags: IGNORABLE for the spectators' messages (Protocol.md §14), else none.
+    public var flags: UInt16 { kind.isSpectating ? Frame.ignorableFlag : 0 }
 
     /// The message's bytes on the wire: header and payload.
     public func encoded(version: UInt8 = ProtocolVersion.unnegotiated) -> [UInt8] {
@@ -96,7 +123,7 @@ extension Message {
 
     /// The same bytes appended to `buffer` (a sender's reused buffer: no array per frame).
     public func encode(into buffer: inout [UInt8], version: UInt8 = ProtocolVersion.unnegotiated) {
-        var f = FieldWriter(frameAppendingTo: &buffer, version: version, type: kind.rawValue)
+        var f = FieldWriter(frameAppendingTo: &buffer, version: version, type: kind.rawValue, flags: flags)
         write(into: &f)
         f.finish(into: &buffer)
     }
@@ -171,6 +198,46 @@ extension Message {
             try f.check((last != nil) == (moves > 0 && status != .unknown), 4, "the last move is given exactly when there are moves")
             self = .resume(Resume(key: try f.id(1), moves: moves, digest: Array(try f.raw(3, length: Resume.digestLength)),
                                   last: last, status: status))
+        case .watch:
+            let raw: UInt8 = try f.int(1)
+            try f.check(Watch.Action(rawValue: raw) != nil, 1, "WATCH action \(raw) is not 0...2")
+            self = .watch(Watch(Watch.Action(rawValue: raw) ?? .stop, opponent: f.has(2) ? try f.id(2) : nil))
+        case .watching:
+            let rows: UInt8 = try f.int(5), cols: UInt8 = try f.int(6), k: UInt8 = try f.int(7)
+            try f.check(rows > 0 && cols > 0 && k > 0, 5, "board dimensions must be positive")
+            let raw = try f.raw(8)
+            let cells = Int(rows) * Int(cols)
+            try f.check(raw.count % 2 == 0 && raw.count / 2 <= cells, 8, "\(raw.count) bytes of moves on \(cells) cells")
+            var moves: [UInt16] = []
+            var seen = Set<UInt16>()
+            var i = raw.startIndex
+            while i < raw.endIndex {
+                let cell = UInt16(raw[i]) << 8 | UInt16(raw[i + 1])
+                try f.check(Int(cell) < cells && seen.insert(cell).inserted, 8, "cell \(cell) off the board or played twice")
+                moves.append(cell)
+                i += 2
+            }
+            let number: UInt16 = try f.int(10)
+            try f.check(number > 0, 10, "game number 0")
+            self = .watching(WatchedGame(o: WatchPlayer(id: try f.id(1), name: try f.name(2)),
+                                         x: WatchPlayer(id: try f.id(3), name: try f.name(4)),
+                                         rows: rows, cols: cols, k: k, moves: moves, moveTime: try f.int(9), number: number))
+        case .watchMove:
+            let number: UInt16 = try f.int(2)
+            try f.check(number > 0, 2, "move number 0")
+            self = .watchMove(cell: try f.int(1), number: number)
+        case .watchEnd:
+            let winner: UInt8 = try f.int(1)
+            try f.check(winner <= 2, 1, "winner \(winner) is not 0...2")
+            let how: UInt8 = try f.int(2)
+            self = .watchEnd(WatchEnd(winner: winner, how: WatchEnd.How(rawValue: how) ?? .noResult))
+        case .watchStop:
+            let raw: UInt8 = try f.int(1)
+            self = .watchStop(WatchStopReason(rawValue: raw) ?? .stopped)
+        case .games:
+            let list = ListedGame.decode(try f.raw(1))
+            try f.check(list != nil, 1, "a GAMES list that does not read")
+            self = .games(list ?? [])
         case .announce:
             let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
             try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")

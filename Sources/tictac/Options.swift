@@ -61,6 +61,9 @@ struct DaemonOptions: ParsableArguments {
         """, valueName: "seconds"))
     var resumeWindow = 600
 
+    @Flag(help: "Nobody may watch your games (tictac watch; Protocol.md §14).")
+    var noSpectators = false
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical (on standard error, or --log-file).")
     var logLevel: Logger.Level = .warning
 
@@ -131,6 +134,7 @@ struct DaemonOptions: ParsableArguments {
         s.stateDirectory = stateDir
         s.ephemeral = ephemeral
         s.resumeWindow = .seconds(resumeWindow)
+        s.spectators = !noSpectators
         s.seed = seed
         return s
     }

@@ -10,7 +10,8 @@ struct TicTac: ParsableCommand {
         commandName: "tictac",
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
-        subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, HistoryCommand.self, SpheresCommand.self, ReplayCommand.self]
+        subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, HistoryCommand.self, SpheresCommand.self, ReplayCommand.self,
+                      WatchCommand.self]
     )
 
     /// A mistake in the options is one line and status 64 (README "Usage"); help, the version

@@ -34,15 +34,27 @@ struct CoreNet {
     private var sentBytes: [[UInt8]]
     /// Frames that vanish on the way: given the receiving core and the message, true drops it.
     var drop: ((Int, Message) -> Bool)?
+    /// Each core's `boundQueue` actions: the unsent bytes each link may hold.
+    var bounds: [[LinkID: Int]]
+    /// Each core's actions of its last poll, in order (the order the shell carries them out).
+    var lastActions: [[DaemonAction]]
 
     init(_ configs: DaemonConfig...) {
+        self.init(configs, sealed: false)
+    }
+
+    /// `sealed`: the cores keep their versions (version 2 seals every frame: `sent`, `drop` and
+    /// `inject` then see nothing readable; events tell what happened).
+    init(_ configs: [DaemonConfig], sealed: Bool) {
         // The harness reads, drops and injects frames by message: version 1 keeps them in clear
         // (AuthenticatedStreamTests joins version-2 cores through a relay of its own).
         cores = configs.map { config in
             var c = config
-            c.versions = 1...1
+            if !sealed { c.versions = 1...1 }
             return DaemonCore(config: c)
         }
+        bounds = Array(repeating: [:], count: configs.count)
+        lastActions = Array(repeating: [], count: configs.count)
         events = Array(repeating: [], count: configs.count)
         inbox = Array(repeating: [:], count: configs.count)
         decoders = Array(repeating: [:], count: configs.count)
@@ -147,7 +159,12 @@ struct CoreNet {
         while again {
             again = false
             for i in cores.indices {
-                for action in cores[i].pollActions() {
+                var late: [DaemonAction] = []
+                let main = cores[i].pollActions()
+                cores[i].pollLateActions(into: &late) // as the shell: after the others
+                let actions = main + late
+                if !actions.isEmpty { lastActions[i] = actions }
+                for action in actions {
                     switch action {
                     case let .send(id, bytes):
                         guard !closed.contains(id) else { continue }
@@ -172,6 +189,8 @@ struct CoreNet {
                         records[i].append(r)
                     case let .think(job):
                         thinks[i].append(job) // answered by `answerSearches`
+                    case let .boundQueue(id, maxBytes):
+                        bounds[i][id] = maxBytes
                     }
                 }
             }
@@ -194,6 +213,15 @@ struct CoreNet {
     mutating func inject(_ message: Message, to i: Int, link: LinkID) {
         cores[i].handle(.frame(link, message.frame()), now: now)
         collect()
+    }
+
+    /// Core `i` sends `message` on `link` as no command of its would: encoded in the link's
+    /// version and sealed with its keys when it has them (a peer that misbehaves on purpose).
+    mutating func send(_ message: Message, from i: Int, link: LinkID) {
+        guard let l = cores[i].links[link], !closed.contains(link) else { return }
+        var bytes = message.encoded(version: l.version ?? 1)
+        if l.cipher != nil { _ = l.cipher?.seal(&bytes, frameAt: 0) }
+        inbox[far(link, from: i)][link, default: []] += bytes
     }
 
     /// Core `i`'s player quits (LEAVE on every link, then close).

@@ -50,4 +50,42 @@ import TicTacWire
         #expect(maxQueued <= TCPLimits.defaultMaxQueuedBytes)
         s.close()
     }
+
+    /// A watcher's link (Protocol.md §14): frames are pushed to it with no input to pause, so
+    /// the owner lowers its queue's bound and a watcher that does not read is dropped at it.
+    @Test func aLoweredBoundDropsAReaderThatStopsReading() throws {
+        let r = try Reactor()
+        var server: TCPConnection<TestFrames>?
+        var reason: CloseReason?
+        let l = try TCPListener(reactor: r) { fd, remote in
+            server = try? TCPConnection(reactor: r, accepted: fd, remote: remote, decoder: TestFrames())
+            server?.onClose = { reason = $0 }
+        }
+        defer { l.close() }
+        let to = try #require(SocketAddress(ip: "127.0.0.1", port: l.port))
+        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(client) }
+        var size: Int32 = 4096
+        setsockopt(client, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        #expect(to.withSockAddr { Glibc.connect(client, $0, $1) } == 0)
+        var end = r.now + .seconds(2)
+        while server == nil, r.now < end { try r.runOnce(maxWait: .milliseconds(20)) }
+        let s = try #require(server)
+        s.maxQueuedBytes = 16 * 1024
+        let frame = Message.watchMove(cell: 4, number: 1).encoded(version: 2)
+        var pushed = 0
+        end = r.now + .seconds(5)
+        while reason == nil, r.now < end, pushed < 4 * 1024 * 1024 {
+            s.send(frame)
+            pushed += frame.count
+            try r.runOnce(maxWait: .zero)
+        }
+        guard case let .writeQueueFull(queued) = reason else {
+            Issue.record("not dropped for its queue: \(String(describing: reason))")
+            return
+        }
+        #expect(queued <= 16 * 1024 + frame.count, "dropped at the lowered bound, not the default one")
+        // What the kernel took (a small send buffer) and our queue: far from what was pushed at it.
+        #expect(pushed < 512 * 1024, "pushed \(pushed) bytes before the drop")
+    }
 }

@@ -25,6 +25,7 @@ import Testing
     /// The messages Protocol.md shows, by vector name.
     static let messages: [String: Message] = {
         let name = try! DisplayName("alice") // a literal: cannot fail
+        let ben = try! DisplayName("ben") // a literal: cannot fail
         return [
             // Every vector's fields of one kind carry different values, so two swapped tags fail.
             "hello": .hello(Hello(minVersion: 1, maxVersion: 2, instanceID: keyID, name: name,
@@ -49,6 +50,14 @@ import Testing
             "resume": .resume(Resume(key: game, moves: 2,
                                      digest: hexBytes("9894de2762ada4ce3fdd2e0e0fce9ef68a23f660b33d62491fe648b3a6d961b4"),
                                      last: 0, status: .ready)),
+            "watch": .watch(Watch(.follow, opponent: alice)),
+            "watch-list": .watch(Watch(.list)),
+            "watching": .watching(WatchedGame(o: WatchPlayer(id: keyID, name: name), x: WatchPlayer(id: alice, name: ben),
+                                              rows: 3, cols: 3, k: 3, moves: [4, 0], moveTime: 120, number: 1)),
+            "watch-move": .watchMove(cell: 8, number: 3),
+            "watch-end": .watchEnd(WatchEnd(winner: 1, how: .line)),
+            "watch-stop": .watchStop(.full),
+            "games": .games([ListedGame(opponent: WatchPlayer(id: alice, name: ben), rows: 15, cols: 15, k: 5, moves: 12)]),
             "announce": .announce(Announce(instanceID: alice, name: name, tcpPort: 49152,
                                            capabilities: [.tictactoe, .field], fieldPort: 49153, state: 2,
                                            minVersion: 1, maxVersion: 3, intervalMillis: 2000)),
@@ -157,7 +166,8 @@ import Testing
                 continue
             }
             // A HELLO's header carries its sender's highest version (Protocol.md §4).
-            let version = if case let .hello(h) = m { h.maxVersion } else { UInt8(1) } // the vectors are version 1's
+            // The spectators' vectors are version 2's (Protocol.md §14), the others version 1's.
+            let version = if case let .hello(h) = m { h.maxVersion } else { UInt8(m.kind.isSpectating ? 2 : 1) }
             let encoded = m.encoded(version: version)
             #expect(encoded == v.bytes, "\(v.name): codec gives \(encoded.map { String(format: "%02x", $0) }.joined())")
             #expect(m.frame(version: version).bytes == v.bytes, "\(v.name): through Frame")

@@ -13,6 +13,8 @@ local types = {
   [0x10] = "INVITE", [0x11] = "ACCEPT", [0x12] = "DECLINE", [0x13] = "CANCEL",
   [0x20] = "RESET", [0x21] = "ROLL_COMMIT", [0x22] = "ROLL", [0x23] = "ROLL_ACK", [0x24] = "MOVE",
   [0x25] = "RESIGN", [0x26] = "TIME_UP", [0x28] = "RESUME",
+  [0x29] = "WATCH", [0x2a] = "WATCHING", [0x2b] = "WATCH_MOVE", [0x2c] = "WATCH_END", [0x2d] = "WATCH_STOP",
+  [0x2e] = "GAMES",
   [0x30] = "ANNOUNCE", [0x31] = "QUERY", [0x32] = "GOODBYE", [0x40] = "SPHERE", [0x41] = "FIELD_LEAVE",
 }
 local errors = {
@@ -42,6 +44,14 @@ local fields_of = {
   [0x23] = { {"roll", "u32"} },
   [0x24] = { {"cell", "u16"} },
   [0x28] = { {"game_key", "id"}, {"moves", "u16"}, {"digest", "bytes"}, {"last_cell", "u16"}, {"status", "u8"} },
+  -- Spectators (§14, version 2; sealed on the wire, shown when seen in clear).
+  [0x29] = { {"watch_action", "u8"}, {"watch_opponent", "id"} },
+  [0x2a] = { {"o_id", "id"}, {"o_name", "str"}, {"x_id", "id"}, {"x_name", "str"}, {"rows", "u8"}, {"cols", "u8"},
+             {"k", "u8"}, {"watched_cells", "bytes"}, {"move_time", "u16"}, {"game_number", "u16"} },
+  [0x2b] = { {"cell", "u16"}, {"move_number", "u16"} },
+  [0x2c] = { {"winner", "u8"}, {"how", "u8"} },
+  [0x2d] = { {"stop_reason", "u8"} },
+  [0x2e] = { {"games_list", "bytes"} },
   [0x30] = { {"instance_id", "id"}, {"name", "str"}, {"tcp_port", "u16"}, {"capabilities", "u32"},
              {"field_port", "u16"}, {"state", "u8"}, {"min_version", "u8"}, {"max_version", "u8"},
              {"interval_ms", "u16"}, [10] = {"presence_key", "bytes"}, [11] = {"presence_time_ms", "u64"},

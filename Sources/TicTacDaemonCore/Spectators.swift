@@ -1,0 +1,216 @@
+import TicTacEngine
+import TicTacTime
+import TicTacWire
+
+// Theory of operation (Protocol.md §14)
+//
+// A watcher's link asks (WATCH) for a game one of our links carries. Each watch remembers what
+// the watcher was told of it: the game's key, how many of its moves, whether its end. `sync`
+// compares that with the game as it is and sends the difference: WATCHING for a game not yet
+// described, WATCH_MOVE per new move, WATCH_END once. Nothing of the game is changed or
+// delayed: `sync` runs in `DaemonCore.pollLateActions`, which the shell calls once it has sent
+// the input's other frames, and watchers' links are late links (Outbox) whose every frame waits
+// for that. A game whose board goes within one input (a bot's rematch, a match that ends, a
+// link that closes) is synced just before (`Matches.beforeGameGone`), its end then told.
+// A watcher's link is bounded (`DaemonAction.boundQueue`): one that does not read is dropped by
+// the shell once its unsent frames pass `DaemonConfig.maxWatcherBacklog`.
+
+/// The watchers of our games (the serving side of Protocol.md §14).
+final class Spectators {
+    /// What one watcher follows, and what it was told so far.
+    struct Follow {
+        /// The link whose game it watches.
+        var game: LinkID
+        /// The game described (WATCHING), by key; nil before the first.
+        var key: ID128?
+        /// Its moves told.
+        var sent = 0
+        /// WATCH_END told for `key`.
+        var ended = false
+    }
+
+    private let config: DaemonConfig
+    private let links: LinkRegistry
+    private let outbox: Outbox
+    /// By the watcher's link. Our player hears how many watch when that changes.
+    private(set) var follows: [LinkID: Follow] = [:] {
+        didSet {
+            guard follows.count != reported else { return }
+            reported = follows.count
+            outbox.emit(.watchers(reported))
+        }
+    }
+    /// The count last told (`DaemonEvent.watchers`).
+    private var reported = 0
+    /// Links that asked anything: they stay watchers' links (no INVITE, Protocol.md §14).
+    private(set) var watchers: Set<LinkID> = []
+    /// Our player allows watchers (`--no-spectators`, the full screen's key).
+    private(set) var allowed: Bool
+    /// WATCHes per watcher's link in the current second (`DaemonConfig.maxWatchesPerSecond`).
+    private var rates: [LinkID: RateWindow] = [:]
+
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
+        self.config = config
+        self.links = links
+        self.outbox = outbox
+        allowed = config.spectators
+    }
+
+    func isWatcher(_ link: Link) -> Bool { watchers.contains(link.id) }
+
+    /// How many watch the game on `link`.
+    func count(watching game: LinkID) -> Int { follows.values.count { $0.game == game } }
+
+    /// A WATCH from `link`.
+    func received(_ watch: Watch, on link: Link, now: Instant) {
+        guard link.isIdle, link.heldInvite == nil else {
+            return outbox.fail(link, .unexpectedMessage, "WATCH on a link that carries an invitation or a game")
+        }
+        // Each WATCH costs an answer: a watcher that asks again and again is a flood (Protocol.md §14).
+        let limit = config.maxWatchesPerSecond
+        guard limit == 0 || rates[link.id, default: RateWindow()].count(now: now, limit: limit) else {
+            return outbox.fail(link, .unexpectedMessage, "WATCH flood: more than \(limit) in one second (Protocol.md §14)")
+        }
+        if !watchers.contains(link.id) {
+            watchers.insert(link.id)
+            // From now on its frames go after every game's, and its backlog is bounded.
+            outbox.makeLate(link.id)
+            outbox.append(.boundQueue(link.id, maxBytes: config.maxWatcherBacklog))
+        }
+        switch watch.action {
+        case .stop:
+            follows[link.id] = nil
+            outbox.send(link, .watchStop(.stopped))
+        case .list:
+            guard allowed else { return outbox.send(link, .watchStop(.off)) }
+            outbox.send(link, .games(listed()))
+        case .follow:
+            follows[link.id] = nil // a second WATCH replaces the first
+            guard allowed else { return outbox.send(link, .watchStop(.off)) }
+            guard let game = gameLink(against: watch.opponent) else { return outbox.send(link, .watchStop(.noGame)) }
+            guard count(watching: game.id) < config.maxWatchersPerGame, follows.count < config.maxWatchers else {
+                return outbox.send(link, .watchStop(.full))
+            }
+            follows[link.id] = Follow(game: game.id)
+            if let peer = link.peer { outbox.log("\(peer.name) (\(peer.id.description.prefix(8))) watches the game on link \(game.id)") }
+        }
+    }
+
+    /// Our player turns watching on or off; off stops every watcher at once.
+    func setAllowed(_ on: Bool) {
+        allowed = on
+        guard !on else { return }
+        for id in follows.keys.sorted() {
+            if let link = links[id] { outbox.send(link, .watchStop(.off)) }
+        }
+        follows.removeAll()
+    }
+
+    /// A link closed: a watcher's goes; a game's watchers hear of it at the next sync.
+    func linkGone(_ id: LinkID) {
+        follows[id] = nil
+        watchers.remove(id)
+        rates[id] = nil
+        outbox.forgetLate(id)
+    }
+
+    /// Tells every watcher what is new in its game (see the theory of operation).
+    func sync() {
+        guard !follows.isEmpty else { return }
+        for id in follows.keys.sorted() { sync(id) }
+    }
+
+    /// The same, for the watchers of the game on `game` only (a bot's rematch is next).
+    func sync(game: Link) {
+        guard !follows.isEmpty else { return }
+        for (id, f) in follows where f.game == game.id { sync(id) }
+    }
+
+    private func sync(_ id: LinkID) {
+        guard var f = follows[id] else { return }
+        guard let watcher = links[id], !watcher.closing else { follows[id] = nil; return }
+        guard let gameLink = links[f.game], let match = gameLink.match else {
+            // The match ended, or the players' link is gone (the game may resume: §13).
+            if f.key != nil, !f.ended { outbox.send(watcher, .watchEnd(WatchEnd(winner: 0, how: .noResult))) }
+            outbox.send(watcher, .watchStop(.over))
+            follows[id] = nil
+            return
+        }
+        let game = match.game
+        if let key = game.key, key != f.key {
+            if f.key != nil, !f.ended { outbox.send(watcher, .watchEnd(WatchEnd(winner: 0, how: .noResult))) }
+            outbox.send(watcher, .watching(described(game, on: gameLink)))
+            f = Follow(game: f.game, key: key, sent: game.moves.count, ended: false)
+        } else if f.key != nil, f.key == game.key {
+            while f.sent < game.moves.count {
+                outbox.send(watcher, .watchMove(cell: UInt16(clamping: game.moves[f.sent]), number: UInt16(clamping: f.sent + 1)))
+                f.sent += 1
+            }
+            // Over: Done, or ended and already past it (a forfeit as the link or match ends).
+            if !f.ended, game.state == .done || game.lastKey == f.key {
+                outbox.send(watcher, .watchEnd(Self.end(of: game)))
+                f.ended = true
+            }
+        } else if f.key != nil, !f.ended, game.key == nil {
+            // The next game began before the last one's end was seen: it ended with no result told.
+            outbox.send(watcher, .watchEnd(WatchEnd(winner: 0, how: .noResult)))
+            f.ended = true
+        }
+        follows[id] = f
+    }
+
+    /// The link whose game a WATCH follow names: against `opponent`, else our player's, else
+    /// (a bot) the oldest.
+    private func gameLink(against opponent: ID128?) -> Link? {
+        let playing = links.sortedIDs.compactMap { links[$0] }.filter { $0.match != nil && $0.peer != nil && !$0.closing }
+        if let opponent { return playing.first { $0.peerID == opponent } }
+        if let seat = links.seatLink, seat.match != nil { return seat }
+        return playing.first
+    }
+
+    /// Our games in play, for GAMES.
+    private func listed() -> [ListedGame] {
+        links.sortedIDs.compactMap { id -> ListedGame? in
+            guard let link = links[id], let match = link.match, let peer = link.peer, !link.closing else { return nil }
+            let size = match.game.size
+            return ListedGame(opponent: WatchPlayer(id: peer.id, name: Self.name(peer.name)),
+                              rows: UInt8(clamping: size.rows), cols: UInt8(clamping: size.cols), k: UInt8(clamping: size.k),
+                              moves: UInt16(clamping: match.game.moves.count))
+        }.prefix(ListedGame.maxPerList).map { $0 }
+    }
+
+    /// WATCHING for `game`, played on `link`.
+    private func described(_ game: GameSession, on link: Link) -> WatchedGame {
+        let us = WatchPlayer(id: config.instanceID, name: config.name)
+        let them = WatchPlayer(id: link.peer?.id ?? ID128(high: 0, low: 0), name: Self.name(link.peer?.name ?? "?"))
+        let size = game.size
+        return WatchedGame(o: game.piece == .o ? us : them, x: game.piece == .o ? them : us,
+                           rows: UInt8(clamping: size.rows), cols: UInt8(clamping: size.cols), k: UInt8(clamping: size.k),
+                           moves: game.moves.map { UInt16(clamping: $0) }, moveTime: game.agreedMoveTime,
+                           number: UInt16(clamping: max(1, game.round)))
+    }
+
+    /// WATCH_END of a game that is over, from its board and our result.
+    static func end(of game: GameSession) -> WatchEnd {
+        if let line = game.board.winningLine { return WatchEnd(winner: line.piece.rawValue, how: .line) }
+        if game.board.isFull, game.lastResult == .draw { return WatchEnd(winner: 0, how: .full) }
+        switch game.lastResult {
+        case .won: return WatchEnd(winner: game.piece.rawValue, how: .gaveUp)
+        case .lost: return WatchEnd(winner: game.piece.opponent.rawValue, how: .gaveUp)
+        case .draw, nil: return WatchEnd(winner: 0, how: .gaveUp) // resignations that crossed
+        }
+    }
+
+    /// A proven peer's name (it was one in its HELLO) as a wire name.
+    static func name(_ text: String) -> DisplayName {
+        (try? DisplayName(text)) ?? WatchPlayer.unnamed
+    }
+}
+
+extension WatchPlayer {
+    /// "?" as a name (valid: a literal).
+    static let unnamed: DisplayName = {
+        guard let n = try? DisplayName("?") else { preconditionFailure("\"?\" is a valid name") }
+        return n
+    }()
+}

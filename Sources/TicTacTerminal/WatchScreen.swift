@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TicTacDaemonCore
+import TicTacEngine
+import TicTacNet
+
+/// What `tictac watch PLAYER` shows full screen, as a plain value: the game followed (drawn
+/// read-only with the full-screen front's board: FullScreenModel's cells, no cursor), who plays
+/// what, whose turn or how it ended, and a status line. Pure: tests draw it directly.
+public struct WatchScreen: WatchView {
+    public var board: WatchedBoard?
+    /// Under the board: whose turn, the result, or what the watcher waits for.
+    public var status = "Looking for the player"
+    public var color: Bool
+    public var unicode: Bool
+
+    public init(color: Bool, unicode: Bool = true) {
+        self.color = color
+        self.unicode = unicode
+    }
+
+    /// The status a board implies: whose turn, or how it ended.
+    public static func status(of w: WatchedBoard) -> String {
+        guard let end = w.end else {
+            let next = w.toMove
+            return "\(w.player(next).name.value) (\(next.symbol)) to move"
+        }
+        let winner = end.winner == 1 ? w.game.o.name.value : w.game.x.name.value
+        switch end.how {
+        case .line: return "\(winner) wins!"
+        case .full: return "Cat Wins!"
+        case .gaveUp: return end.winner == 0 ? "A draw: both gave up" : "\(winner) wins: the other gave up"
+        case .noResult: return "Stopped without a result"
+        }
+    }
+
+    /// Exactly `height` lines (fewer when too small), none wider than `width` columns.
+    public func lines(width: Int, height: Int) -> [String] {
+        guard width > 0, height > 0 else { return [] }
+        var model = FullScreenModel(color: color, unicode: unicode)
+        model.cursor = -1 // read-only: no cell is the cursor's
+        var rows = [ScreenLine(" tictac watch" + (board.map { (unicode ? " · " : " - ") + $0.server.name } ?? ""), .title)]
+        rows[0].fill = .title
+        if let w = board {
+            var info = ScreenLine(FullScreenModel.margin)
+            info.add("O", .o)
+            info.add(" \(w.game.o.name.value)    ")
+            info.add("X", .x)
+            info.add(" \(w.game.x.name.value)    ")
+            info.add("\(w.size.rows)x\(w.size.cols), \(w.size.k) in a row, game \(w.game.number)", .dim)
+            rows += [info, ScreenLine()]
+            let winning = w.end?.how == .line ? Set(w.board.winningLine?.cells ?? []) : []
+            let phase: FullScreenModel.Phase = w.end == nil ? .opponentTurn : .over(.won, line: Array(winning), resigned: false)
+            let game = FullScreenModel.Game(opponent: Opponent(id: w.server.id, name: w.server.name), piece: .o, board: w.board,
+                                            phase: phase, lastMove: w.moves.last)
+            let room = height - rows.count - 4
+            let big = w.size.cols * 6 - 1 <= width - 2 && w.size.rows * 4 - 1 <= room
+            let need = model.compactBoardSize(w.size)
+            if big {
+                rows += model.bigBoard(game, winning: winning)
+            } else if need.width <= width - 2, need.lines <= room + 1 {
+                rows += model.compactBoard(game, winning: winning, letters: true)
+            } else {
+                rows.append(ScreenLine(FullScreenModel.margin + "Enlarge the window to show this \(w.size.rows)x\(w.size.cols) board", .warn))
+            }
+            rows.append(ScreenLine())
+        } else {
+            rows.append(ScreenLine())
+        }
+        rows.append(ScreenLine(FullScreenModel.margin + status, .bold))
+        rows += Array(repeating: ScreenLine(), count: max(0, height - rows.count - 1))
+        rows.append(ScreenLine(FullScreenModel.margin + "q quit", .help))
+        return rows.prefix(height).map { model.render($0, width: width) }
+    }
+}
+
+/// What a watch front draws: one game (WatchScreen) or tiles (WatchTiles).
+public protocol WatchView: Sendable {
+    func lines(width: Int, height: Int) -> [String]
+}
+
+/// A watch view on the terminal (RawTerminal: raw mode, the alternate screen, keys, resize).
+public final class WatchFront<View: WatchView> {
+    public var screen: View
+    /// `q`, Ctrl-C (interrupted: true) or the end of input.
+    public var onQuit: (_ interrupted: Bool) -> Void = { _ in }
+    private let terminal = RawTerminal()
+    private var reactor: Reactor?
+    private var pending = false
+
+    public init(_ view: View) { screen = view }
+
+    /// Box-drawing characters and the middle dot when the locale is UTF-8.
+    public static var unicode: Bool { RawTerminal.localeIsUTF8() }
+
+    deinit { stop() }
+
+    public func start(reactor: Reactor) throws(NetError) {
+        terminal.onKeys = { [unowned self] keys in
+            for key in keys {
+                if key == .interrupt { return onQuit(true) }
+                if key == .char("q") || key == .char("Q") { return onQuit(false) }
+            }
+        }
+        terminal.onResize = { [unowned self] in draw() }
+        terminal.onEnd = { [unowned self] in onQuit(false) }
+        try terminal.start(reactor: reactor)
+        self.reactor = reactor
+        draw()
+    }
+
+    public func stop() {
+        terminal.stop()
+        reactor = nil
+    }
+
+    /// Redraws once per turn of the loop, however many updates came.
+    public func update(_ change: (inout View) -> Void) {
+        change(&screen)
+        guard !pending, let reactor else { return }
+        pending = true
+        reactor.schedule(after: .zero) { [weak self] in
+            self?.pending = false
+            self?.draw()
+        }
+    }
+
+    private func draw() {
+        guard terminal.started else { return }
+        let (width, height) = terminal.size()
+        var out = ""
+        for (row, line) in screen.lines(width: width, height: height).enumerated() {
+            out += "\u{1B}[\(row + 1);1H\u{1B}[0m" + line + "\u{1B}[0m\u{1B}[K"
+        }
+        terminal.draw(out + "\u{1B}[J", whole: true)
+    }
+}

@@ -1,0 +1,111 @@
+"""Spectators (Protocol.md §14), written from Protocol.md alone: a version-2 watcher (no
+capability of its own) that lies (answers nobody asked for, a game that does not exist, a move
+from a watcher's link), floods WATCH, or never reads while the game it watches goes on. Each
+gets its ERROR or its documented answer, and the bot's games go on."""
+import os
+import struct
+import time
+
+import wire as w
+from cases_auth import V2Peer, check
+from common import invited_game
+
+WATCH, WATCHING, WATCH_MOVE, WATCH_END, WATCH_STOP, GAMES = 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E
+
+
+class Watcher(V2Peer):
+    """A version-2 peer that offers nothing (so no lobby lists it) and sends its spectators'
+    messages with IGNORABLE set, as §14 says."""
+
+    def __init__(self, port):
+        super().__init__(port, caps=0)
+        self.pending = []  # frames read but not yet looked at (one read can bring several)
+
+    def seal_flagged(self, type_, payload):
+        header = w.MAGIC + struct.pack(">BBHI", 2, type_, w.IGNORABLE, len(payload) + 16)
+        nonce = b"\x00" * 4 + struct.pack(">Q", self.sent)
+        self.sent += 1
+        return header + self.seal_key.encrypt(nonce, payload, header)
+
+    def watch(self, action, opponent=None):
+        fields = [(1, w.u8(action))] + ([(2, opponent)] if opponent else [])
+        self.s.sendall(self.seal_flagged(WATCH, w.tlv(*fields)))
+
+    def answers(self, want, timeout=3):
+        """Opens sealed frames until one of the types in `want` (or ERROR) comes: (type, fields)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not self.pending:
+                self.pending = self.sealed_frames(max(0.05, deadline - time.monotonic()))
+            while self.pending:
+                f = self.pending.pop(0)
+                fields = w.parse_fields(self.open(f))
+                if f.type in want or f.type == w.ERROR:
+                    return f.type, fields
+        raise AssertionError("no answer of %r" % (want,))
+
+
+def error_name(fields):
+    return w.ERRORS.get(struct.unpack(">H", fields[1])[0])
+
+
+def watcher_that_lies_is_refused(t):
+    # A WATCHING sent to the bot, as if the watcher were a player's daemon answering it.
+    p = Watcher(t.bot_port).handshake()
+    bogus = w.tlv((1, os.urandom(16)), (2, b"x"), (3, os.urandom(16)), (4, b"y"), (5, w.u8(3)), (6, w.u8(3)), (7, w.u8(3)),
+                  (8, b""), (9, w.u16(0)), (10, w.u16(1)))
+    p.s.sendall(p.seal_flagged(WATCHING, bogus))
+    kind, fields = p.answers(())
+    check(kind == w.ERROR and error_name(fields) == "unexpected-message", "an unasked WATCHING: %r" % fields)
+    # WATCH for a game that does not exist: refused (no-game), the link stays.
+    p = Watcher(t.bot_port).handshake()
+    p.watch(1, opponent=os.urandom(16))
+    kind, fields = p.answers((WATCH_STOP,))
+    check(kind == WATCH_STOP and fields[1] == w.u8(2), "a made-up game: %r" % fields)
+    # A MOVE from the watcher's link changes nothing: ERROR illegal-move, close.
+    p.s.sendall(p.seal(w.MOVE, w.tlv((1, w.u16(4)))))
+    kind, fields = p.answers(())
+    check(kind == w.ERROR and error_name(fields) == "illegal-move", "a watcher's MOVE: %r" % fields)
+    return "unasked WATCHING: unexpected-message; a made-up game: WATCH_STOP no-game; a watcher's MOVE: illegal-move"
+
+
+def watch_flood_is_cut_off(t):
+    p = Watcher(t.bot_port).handshake()
+    for _ in range(9):
+        p.watch(2)
+    lists, error = 0, None
+    while error is None:
+        kind, fields = p.answers((GAMES,))
+        if kind == GAMES:
+            lists += 1
+        else:
+            error = error_name(fields)
+    check(lists == 8 and error == "unexpected-message", "%d GAMES, then %s" % (lists, error))
+    return "9 WATCHes in a second: 8 GAMES answers, then ERROR unexpected-message"
+
+
+def watcher_that_never_reads_is_dropped_and_the_game_goes_on(t):
+    player, g = invited_game(t.bot_port)
+    g.roll()
+    watcher = Watcher(t.bot_port).handshake()
+    watcher.watch(1, opponent=player.ident.id)
+    t0 = time.monotonic()
+    result = g.play()  # every move answered while the watcher reads nothing
+    check(result is not None, "the watched game did not end")
+    # The watcher neither reads nor answers PING: gone after the liveness limit (§6, 5 s).
+    time.sleep(max(0.0, 6.5 - (time.monotonic() - t0)))
+    closed = False
+    deadline = time.monotonic() + 3
+    while not closed and time.monotonic() < deadline:
+        try:
+            watcher.sealed_frames(0.5)
+        except (EOFError, ConnectionResetError):
+            closed = True
+        except OSError:
+            pass
+    check(closed, "the bot kept a watcher that never reads")
+    player.send(w.leave())
+    return "the game ended (%s) with every move answered; the watcher that never read was closed" % result
+
+
+SERIAL = [watcher_that_lies_is_refused, watch_flood_is_cut_off, watcher_that_never_reads_is_dropped_and_the_game_goes_on]
