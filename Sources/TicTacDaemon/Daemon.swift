@@ -68,7 +68,9 @@ public final class Daemon {
     /// DNS-SD publication and browsing, once started.
     public private(set) var dnssd: DNSSDAgent?
     /// The bot's search thread, made at the first search (BotWorker).
-    private var botWorker: BotWorker?
+    var botWorker: BotWorker?
+    /// The external engine's processes (`useEngine`), for a bot whose moves come from one.
+    var engineHost: EngineHost?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
@@ -218,6 +220,7 @@ public final class Daemon {
         dnssd = nil
         core.leaveAll()
         apply()
+        engineHost?.stopAll() // any process the core's stops left (none, normally)
         // Dials still in progress are not links yet: just drop them.
         for conn in connections.values where !conn.isConnected { conn.close() }
         listener?.close()
@@ -366,7 +369,7 @@ public final class Daemon {
 
     // MARK: - Actions and the timer
 
-    private func apply() {
+    func apply() {
         var pending: [DaemonAction] = []
         swap(&pending, &actionBuffer) // the buffer kept from the last call (none when re-entered)
         defer { pending.clearKeepingCapacity(); swap(&pending, &actionBuffer) }
@@ -424,6 +427,9 @@ public final class Daemon {
             case let .think(job):
                 sendBatch()
                 think(job)
+            case let .engine(request):
+                sendBatch()
+                engineHost?.handle(request)
             case .record:
                 break // taken out and stored first (storeRecords)
             }
@@ -440,7 +446,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think, .record: break // carried out in the first pass
+                case .send, .close, .dial, .think, .engine, .record: break // carried out in the first pass
                 }
             }
         }
@@ -460,30 +466,6 @@ public final class Daemon {
         pending.removeAll { if case .record = $0 { true } else { false } }
         onRecord(records)
         records.removeAll(keepingCapacity: true)
-    }
-
-    /// Hands a search to the bot's thread; without one (it could not be made) it runs here.
-    private func think(_ job: BotSearchJob) {
-        if botWorker == nil {
-            do {
-                botWorker = try BotWorker(reactor: reactor) { [weak self] result in
-                    guard let self else { return }
-                    core.handle(.botMoveReady(result), now: reactor.now)
-                    apply()
-                }
-            } catch {
-                onLog("no thread for the bot's searches (\(error)): searching on the loop")
-            }
-        }
-        guard let botWorker else {
-            let result = job.run()
-            return reactor.afterBatch { [weak self] in
-                guard let self else { return }
-                core.handle(.botMoveReady(result), now: reactor.now)
-                apply()
-            }
-        }
-        botWorker.submit(job)
     }
 
     private func rearm() {

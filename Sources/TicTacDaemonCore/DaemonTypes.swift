@@ -21,6 +21,10 @@ public struct DaemonConfig {
     /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,
     /// and plays any number of games at the same time. Nil for a human (one game at a time).
     public var bot: Bot?
+    /// Set for a bot whose moves on k = 5 boards come from an external Gomocup engine
+    /// (`tictac bot --engine`): the boards it plays. 3 x 3 stays the built-in bot's; any other
+    /// board is declined `unsupported`.
+    public var engine: EngineBoards?
     /// Nodes the bot may search per move on a board larger than 3 x 3. A count, not a clock, so
     /// a bot's move is a function of the position and the seed (a capture replays exactly).
     public var botNodes: Int = Bot.defaultSearchNodes
@@ -200,6 +204,9 @@ public enum DaemonAction: Sendable, Equatable {
     /// Run this bot search off the loop's thread and give the result to `botMoveReady` (one is
     /// handed out at a time; the next waits for that answer).
     case think(BotSearchJob)
+    /// Ask the external engine for a move, or stop a match's engine (`DaemonConfig.engine`);
+    /// a turn is answered with `engineAnswered`. Turns of different links run side by side.
+    case engine(EngineRequest)
 }
 
 /// An unfinished game rebuilt from the history (`DaemonConfig.restored`).
@@ -323,4 +330,6 @@ public enum DaemonInput: Sendable {
     case dialFailed(ID128, reason: String)
     /// A search handed out with `think` is done.
     case botMoveReady(BotSearchResult)
+    /// The engine host's answer to an `engine(.turn)` action.
+    case engineAnswered(EngineAnswer)
 }

@@ -290,6 +290,8 @@ public struct DaemonReplay {
                 case let .think(job):
                     // The shell searches on its worker; here at once, in the same order.
                     core.handle(.botMoveReady(job.run()), now: now)
+                case .engine:
+                    break // no engine in a replay: a capture of an engine bot replays its opponent's side only
                 }
             }
             actions = core.pollActions()

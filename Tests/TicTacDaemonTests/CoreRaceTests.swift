@@ -172,6 +172,8 @@ struct CoreNet {
                         records[i].append(r)
                     case let .think(job):
                         thinks[i].append(job) // answered by `answerSearches`
+                    case .engine:
+                        break // these cores have no engine
                     }
                 }
             }
