@@ -44,7 +44,10 @@ public enum BotApp {
         }
         for note in result.notes { logger.notice("engine probe: \(note)") }
         let about = result.about ?? "(no ABOUT)"
-        let sizes = result.sizes.map(\.description).joined(separator: ", ")
+        let squares = result.sizes.filter { $0.rows == $0.cols }.map(\.rows)
+        let sizes = result.sizes.count <= 8 ? result.sizes.map(\.description).joined(separator: ", ")
+            : "squares \(squares.map(String.init).joined(separator: " ")) and \(result.sizes.count - squares.count) rectangles"
+
         // The lobby has no field for a bot's description (Protocol.md ANNOUNCE): the log and the first line say it.
         logger.info("engine \(about) (\(command)) plays \(result.sizes.count) boards with k = 5: \(sizes)")
         guard !result.sizes.isEmpty else {

@@ -188,7 +188,7 @@ final class EngineProcess {
         for _ in 0..<4 {
             guard !gone, stdoutFD >= 0 else { return }
             let n = read(stdoutFD, &buffer, buffer.count)
-            if n == 0 { return end(exitReason(default: "closed its output")) }
+            if n == 0 { return outputClosed() }
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN || errno == EWOULDBLOCK { return }
@@ -245,6 +245,18 @@ final class EngineProcess {
         stderrTail.append(PbrainLog.shown(String(decoding: stderrPartial, as: UTF8.self)))
         stderrPartial.removeAll(keepingCapacity: true)
         if stderrTail.count > limits.stderrLines { stderrTail.removeFirst() }
+    }
+
+    /// Its output closed: it has exited, or is about to. The exit status says more, so the end
+    /// waits for the pidfd a moment (a process that closed its output and lives on is killed).
+    private func outputClosed() {
+        reactor.unregister(stdoutFD)
+        close(stdoutFD)
+        stdoutFD = -1
+        guard pidFD >= 0 else { return end(exitReason(default: "closed its output")) }
+        _ = reactor.schedule(after: .milliseconds(200)) { [weak self] in
+            self?.end(self?.exitReason(default: "closed its output") ?? "")
+        }
     }
 
     private func exited() {

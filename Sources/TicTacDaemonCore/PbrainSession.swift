@@ -39,6 +39,8 @@ public struct PbrainSession {
     public let maxMemory: Int
     /// MESSAGE and DEBUG lines logged per turn at most; more is a flood.
     public static let maxNotesPerTurn = 64
+    /// Of those, the ones logged (the log is not the engine's to fill).
+    public static let loggedNotesPerTurn = 8
     private(set) var phase: Phase = .unstarted
     private var size: BoardSize?
     /// The moves the engine knows of, in order, and the game they belong to.
@@ -71,8 +73,11 @@ public struct PbrainSession {
         switch reply {
         case let .message(text), let .debug(text), let .suggest(text):
             notes += 1
-            if notes > Self.maxNotesPerTurn { return fail("more than \(Self.maxNotesPerTurn) MESSAGE/DEBUG lines in one turn") }
-            return outputs.append(.log("engine \(reply.keyword): \(Self.shown(text))"))
+            if notes > Self.maxNotesPerTurn {
+                return fail("flooded its output (more than \(Self.maxNotesPerTurn) MESSAGE/DEBUG lines in one turn)")
+            }
+            if notes <= Self.loggedNotesPerTurn { outputs.append(.log("engine \(reply.keyword): \(Self.shown(text))")) }
+            return
         default:
             break
         }

@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import Testing
+
+/// `tictac bot --engine` with tools/engine/pbrain-tiny.py, well-behaved and broken, against
+/// built-in bots on loopback.
+@Suite(.serialized) struct EngineBotTests {
+    static let engine = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../tools/engine/pbrain-tiny.py").standardized.path
+
+    /// A file for a process's log, in the run's temporary state directory.
+    func logPath(_ name: String) -> String {
+        let dir = ownStateEnvironment()["XDG_STATE_HOME"] ?? "/tmp"
+        return "\(dir)/\(name).log"
+    }
+
+    func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+    /// The game-over results a bot printed, until it has `count` or exits.
+    func results(_ p: TicTacProcess, _ count: Int, timeout: Double = 120) -> [String] {
+        var out: [String] = []
+        let end = Date().addingTimeInterval(timeout)
+        while out.count < count, let e = p.await("game-over", timeout: max(0, end.timeIntervalSinceNow)) {
+            out.append(e["result"] as? String ?? "?")
+        }
+        return out
+    }
+
+    /// Pids whose command line contains `marker` (an engine's unique argument).
+    func processes(with marker: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { Int32($0) }.filter { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+            return String(decoding: data.map { $0 == 0 ? 32 : $0 }, as: UTF8.self).contains(marker)
+        }
+    }
+
+    @Test func anEngineBotFinishesA15x15GameAgainstTheBuiltInBot() throws {
+        let marker = "--fault-after \(Int.random(in: 100_000...999_999))" // never reached: no --fault
+        let aLog = logPath("engine-a")
+        let a = try TicTacProcess(["bot", "--name", "engine", "--json", "--ephemeral", "--log-level", "info", "--max-games", "1",
+                                   "--engine", "python3 \(Self.engine) \(marker)"], stderr: aLog)
+        let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
+        let b = try TicTacProcess(["bot", "--name", "builtin", "--json", "--ephemeral", "--max-games", "1",
+                                   "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
+        let ra = results(a, 1, timeout: 300), rb = results(b, 1, timeout: 30)
+        #expect(ra.count == 1 && rb.count == 1, "the game finished")
+        let agree = ["won": "lost", "lost": "won", "draw": "draw"]
+        #expect(ra.first.flatMap { agree[$0] } == rb.first, "\(ra) \(rb)")
+        #expect(a.waitExit(timeout: 10) == 0 && b.waitExit(timeout: 10) == 0)
+        let log = read(aLog)
+        #expect(log.contains("engine pbrain-tiny 1.0"), "ABOUT in the log: \(log.prefix(2000))")
+        #expect(log.contains("plays 256 boards with k = 5: squares 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 and 240 rectangles"))
+        #expect(!log.contains("failed"), "\(log.suffix(2000))")
+        #expect(processes(with: marker).isEmpty, "the engine process is gone after the bot")
+    }
+
+    /// Each broken engine (good for its first move, so the opponent counts the game) loses its
+    /// first game with the reason in the log, is restarted for the next, and with its one
+    /// restart used the match ends.
+    @Test(arguments: [
+        ("crash", "exited with status 3"), ("garbage", "where a move was due"), ("illegal", "a cell already taken"),
+        ("offboard", "off the 15x15 board"), ("flood", "flooded its output"), ("silent", "no answer within"),
+    ])
+    func aBrokenEngineLosesCleanly(_ fault: String, _ reason: String) throws {
+        let aLog = logPath("engine-\(fault)")
+        let a = try TicTacProcess(["bot", "--name", "broken", "--json", "--ephemeral", "--log-level", "info", "--move-time", "5",
+                                   "--engine-restarts", "1", "--engine", "python3 \(Self.engine) --fault \(fault) --fault-after 1"], stderr: aLog)
+        let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
+        let b = try TicTacProcess(["bot", "--name", "opponent", "--json", "--ephemeral", "--level", "random", "--max-games", "2",
+                                   "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
+        if fault == "silent" {
+            // While the engine is silent, a 3 x 3 game with the same bot is played to its end.
+            let c = try TicTacProcess(["bot", "--name", "classic", "--json", "--ephemeral", "--level", "random", "--max-games", "1",
+                                       "--connect", "127.0.0.1:\(port)"])
+            #expect(results(c, 1, timeout: 30).count == 1)
+            let first = a.await("game-over", timeout: 30)
+            #expect((first?["opponent"] as? [String: Any])?["name"] as? String == "classic",
+                    "the 3x3 game ended before the silent engine's: \(String(describing: first))")
+        }
+        let rb = results(b, 2, timeout: 60)
+        #expect(rb == ["won", "won"], "the broken engine lost both games: \(rb)")
+        #expect(b.waitExit(timeout: 10) == 0)
+        let log = read(aLog)
+        #expect(log.contains("lost the game against opponent by resigning: the engine failed") || fault == "silent",
+                "\(log.suffix(3000))")
+        #expect(log.contains(reason), "\(log.suffix(3000))")
+        #expect(log.contains("restart after failure 1"), "restarted for the next game")
+        // A silent engine's second failure is seen when its game is over (the bot lost on time):
+        // the core hears of it at the next engine turn, which may come after the opponent left.
+        #expect(log.contains("no engine restart left") || fault == "silent", "the second failure used up the restarts")
+        a.process.terminate()
+        #expect(a.waitExit() == 0)
+    }
+
+    @Test func anEngineThatRefusesEveryBoardEndsTheStart() throws {
+        let log = logPath("engine-refuse")
+        let a = try TicTacProcess(["bot", "--name", "refuser", "--json", "--ephemeral",
+                                   "--engine", "python3 \(Self.engine) --fault refuse"], stderr: log)
+        #expect(a.waitExit(timeout: 30) == 78, "EX_CONFIG")
+        #expect(read(log).contains("accepted no board"), "\(read(log))")
+    }
+
+    @Test func boardsTheEngineDoesNotPlayAreDeclinedAnd3x3IsPlayed() throws {
+        let a = try TicTacProcess(["bot", "--name", "engine", "--json", "--ephemeral", "--engine", "python3 \(Self.engine)"])
+        let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
+        let bLog = logPath("engine-declined")
+        let b = try TicTacProcess(["bot", "--name", "k4", "--json", "--ephemeral", "--log-level", "info", "--max-games", "1",
+                                   "--rows", "7", "--cols", "7", "--k", "4", "--connect", "127.0.0.1:\(port)"], stderr: bLog)
+        let c = try TicTacProcess(["bot", "--name", "classic", "--json", "--ephemeral", "--level", "random", "--max-games", "1",
+                                   "--connect", "127.0.0.1:\(port)"])
+        #expect(results(c, 1, timeout: 30).count == 1, "the built-in bot plays 3x3")
+        let end = Date().addingTimeInterval(20)
+        while !read(bLog).contains("declined: unsupported"), Date() < end { usleep(50_000) }
+        #expect(read(bLog).contains("engine declined: unsupported"), "\(read(bLog))")
+        b.process.terminate()
+        a.process.terminate()
+        #expect(a.waitExit() == 0)
+    }
+}
