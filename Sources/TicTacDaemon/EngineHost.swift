@@ -92,7 +92,8 @@ final class EngineHost {
         let clock: Duration = turn.moveTime > 0 ? .seconds(turn.moveTime) : .milliseconds(millis)
         game.timer = reactor.schedule(after: clock + Self.grace) { [weak self, weak game] in
             guard let self, let game, games[turn.link] === game, game.asked?.ticket == turn.ticket else { return }
-            fault(turn.link, game, ticket: turn.ticket, "no answer within the \(turn.moveTime) s move clock")
+            let clock = turn.moveTime > 0 ? "the \(turn.moveTime) s move clock" : "\(millis / 1000) s (the game has no move clock)"
+            fault(turn.link, game, ticket: turn.ticket, "no answer within \(clock)")
         }
         game.session.ask(turn)
         pump(turn.link, game)

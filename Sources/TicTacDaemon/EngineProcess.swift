@@ -14,6 +14,9 @@ public struct EngineLimits: Sendable, Equatable {
     public var maxLine = 4096
     /// Bytes it may write on its standard output between two `resetBudget()` calls (a turn).
     public var maxBytesPerTurn = 256 * 1024
+    /// Bytes it may write on its standard error between two `resetBudget()` calls (the rest
+    /// of what it writes there is read and dropped, but not without end).
+    public var maxErrorBytesPerTurn = 1 << 20
     /// Bytes waiting to be written to its standard input at most (it does not read: a fault).
     public var maxPendingInput = 64 * 1024
     /// Lines of its standard error kept for the log (the last ones), each cut to 200 bytes.
@@ -36,6 +39,7 @@ final class EngineProcess {
     private var partial: [UInt8] = []
     private var lastWasCR = false
     private var budget: Int
+    private var errorBudget: Int
     private var stderrPartial: [UInt8] = []
     /// The last lines of its standard error.
     private(set) var stderrTail: [String] = []
@@ -53,6 +57,7 @@ final class EngineProcess {
         self.reactor = reactor
         self.limits = limits
         budget = limits.maxBytesPerTurn
+        errorBudget = limits.maxErrorBytesPerTurn
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1], errors: [Int32] = [-1, -1]
         guard tictac_pipe_cloexec(&input) == 0 else { throw .last("pipe2") }
         guard tictac_pipe_cloexec(&output) == 0 else {
@@ -102,7 +107,10 @@ final class EngineProcess {
     }
 
     /// A new turn: its output budget starts again.
-    func resetBudget() { budget = limits.maxBytesPerTurn }
+    func resetBudget() {
+        budget = limits.maxBytesPerTurn
+        errorBudget = limits.maxErrorBytesPerTurn
+    }
 
     /// SIGKILL to its process group and itself, descriptors closed; reaped now or, through the
     /// pidfd (or a timer without one), as soon as it is gone. No callback after this.
@@ -231,6 +239,10 @@ final class EngineProcess {
                 return
             }
             if n < 0 { return } // EAGAIN (or an error: the end shows on its output)
+            errorBudget -= n
+            guard errorBudget >= 0 else {
+                return end("flooded its standard error (more than \(limits.maxErrorBytesPerTurn) bytes in one turn)")
+            }
             for byte in buffer[0..<n] {
                 if byte == 10 {
                     keepErrorLine()

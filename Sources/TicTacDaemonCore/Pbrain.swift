@@ -35,6 +35,12 @@ public enum PbrainCommand: Sendable, Equatable {
         size.rows == size.cols ? .start(size.rows) : .rectStart(width: size.cols, height: size.rows)
     }
 
+    /// The first line without its end, for the log ("\r\n" is one Character: dropLast() takes it).
+    public var line: String {
+        let first = text.prefix { $0 != "\r\n" }
+        return String(first)
+    }
+
     /// The bytes to write: each line ended with CR LF.
     public var text: String {
         switch self {

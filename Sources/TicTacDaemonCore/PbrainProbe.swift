@@ -59,7 +59,7 @@ public struct PbrainProbe {
         case .error, .unknown:
             break
         default:
-            notes.append("answered \"\(PbrainSession.shown(line))\" to \(PbrainCommand.start(size).text.dropLast(2)): taken as a refusal")
+            notes.append("answered \"\(PbrainSession.shown(line))\" to \(PbrainCommand.start(size).line): taken as a refusal")
         }
         askNext()
     }
@@ -87,6 +87,6 @@ public struct PbrainProbe {
     /// What the probe is waiting for, for a timeout's message.
     public var waitingFor: String {
         if askedAbout { return "ABOUT" }
-        return asking.map { String(PbrainCommand.start($0).text.dropLast(2)) } ?? "nothing"
+        return asking.map { PbrainCommand.start($0).line } ?? "nothing"
     }
 }

@@ -166,8 +166,10 @@ struct PbrainTests {
         let sizes = [gomoku, wide, try BoardSize(rows: 20, cols: 20, k: 5)]
         var p = PbrainProbe(candidates: sizes)
         #expect(p.poll() == "ABOUT\r\n")
+        #expect(p.waitingFor == "ABOUT")
         p.received(#"name="x", version="2""#)
         #expect(p.about == "x 2")
+        #expect(p.waitingFor == "START 15")
         #expect(p.poll() == "START 15\r\n")
         p.received("MESSAGE allocating")
         p.received("OK")

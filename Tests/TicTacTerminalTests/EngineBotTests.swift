@@ -61,11 +61,13 @@ import Testing
     @Test(arguments: [
         ("crash", "exited with status 3"), ("garbage", "where a move was due"), ("illegal", "a cell already taken"),
         ("offboard", "off the 15x15 board"), ("flood", "flooded its output"), ("silent", "no answer within"),
+        ("hog", "MemoryError"), // the address-space limit (--engine-memory 256) holds
+        ("errflood", "flooded its standard error"),
     ])
     func aBrokenEngineLosesCleanly(_ fault: String, _ reason: String) throws {
         let aLog = logPath("engine-\(fault)")
         let a = try TicTacProcess(["bot", "--name", "broken", "--json", "--ephemeral", "--log-level", "info", "--move-time", "5",
-                                   "--engine-restarts", "1", "--engine", "python3 \(Self.engine) --fault \(fault) --fault-after 1"], stderr: aLog)
+                                   "--engine-restarts", "1", "--engine-memory", "256", "--engine", "python3 \(Self.engine) --fault \(fault) --fault-after 1"], stderr: aLog)
         let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
         let b = try TicTacProcess(["bot", "--name", "opponent", "--json", "--ephemeral", "--level", "random", "--max-games", "2",
                                    "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
@@ -93,12 +95,14 @@ import Testing
         #expect(a.waitExit() == 0)
     }
 
-    @Test func anEngineThatRefusesEveryBoardEndsTheStart() throws {
-        let log = logPath("engine-refuse")
+    /// An engine that refuses every board, or stops answering while asked (10 s), ends the start.
+    @Test(arguments: [("refuse", "accepted no board"), ("hang", "no answer to START 5 within 10")])
+    func anEngineThatPlaysNoBoardEndsTheStart(_ fault: String, _ why: String) throws {
+        let log = logPath("engine-\(fault)")
         let a = try TicTacProcess(["bot", "--name", "refuser", "--json", "--ephemeral",
-                                   "--engine", "python3 \(Self.engine) --fault refuse"], stderr: log)
+                                   "--engine", "python3 \(Self.engine) --fault \(fault)"], stderr: log)
         #expect(a.waitExit(timeout: 30) == 78, "EX_CONFIG")
-        #expect(read(log).contains("accepted no board"), "\(read(log))")
+        #expect(read(log).contains(why), "\(read(log))")
     }
 
     @Test func boardsTheEngineDoesNotPlayAreDeclinedAnd3x3IsPlayed() throws {

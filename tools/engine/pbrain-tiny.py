@@ -12,6 +12,8 @@ where lines of its own and the opponent's are longest and most open.
         garbage   answers a move with garbage    illegal  plays an occupied cell
         offboard  plays outside the board        flood    floods stdout instead of moving
         refuse    answers ERROR to every START   hang     answers ABOUT, then never again
+        hog       allocates 1 GiB at its move (a memory limit makes it fail)
+        errflood  floods stderr instead of moving
     --fault-after N: behave for N moves first (default 0).
 """
 import sys
@@ -82,6 +84,16 @@ class Engine:
                 sys.exit(0)
         if mode == "hang":
             return
+        if mode == "errflood":
+            line = "debug " + "y" * 1000 + "\n"
+            try:
+                while True:
+                    sys.stderr.write(line)
+            except (BrokenPipeError, OSError):
+                sys.exit(0)
+        if mode == "hog":
+            hog = bytearray(1 << 30)  # MemoryError under a smaller limit: the traceback goes to stderr
+            hog[-1] = 1
         self.play_normally()
 
     # --- choosing a move ----------------------------------------------------------------
