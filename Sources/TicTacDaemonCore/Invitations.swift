@@ -189,12 +189,12 @@ final class Invitations {
             return accept(link, offered, now: now)
         }
         if let bot = config.bot {
-            if let engine = config.engine, size != .classic {
-                if let why = engineRefusal(engine, size) {
-                    outbox.log("declined \(peer.name)'s \(size) invitation: \(why)")
-                    return refuse(invite, why.hasPrefix("busy") ? .busy : .unsupported, on: link, now: now)
-                }
-            } else if size != .classic, bot.searches(on: size) {
+            if let engine = config.engine, size != .classic, let why = engineRefusal(engine, size) {
+                outbox.log("declined \(peer.name)'s \(size) invitation: \(why)")
+                return refuse(invite, why.hasPrefix("busy") ? .busy : .unsupported, on: link, now: now)
+            }
+            // Engine games count too: one address cannot take every engine process.
+            if size != .classic, config.engine != nil || bot.searches(on: size) {
                 let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
                 if large >= config.maxLargeGamesPerAddress {
                     outbox.log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")

@@ -291,7 +291,7 @@ public struct DaemonReplay {
                     // The shell searches on its worker; here at once, in the same order.
                     core.handle(.botMoveReady(job.run()), now: now)
                 case .engine:
-                    break // no engine in a replay: a capture of an engine bot replays its opponent's side only
+                    break // never: a replay's configuration has no engine (DaemonConfig.engine)
                 }
             }
             actions = core.pollActions()

@@ -55,6 +55,35 @@ import Testing
         #expect(processes(with: marker).isEmpty, "the engine process is gone after the bot")
     }
 
+    @Test func aPlainPlayerPlaysTheEngineOn15x15() throws {
+        let aLog = logPath("engine-human")
+        let a = try TicTacProcess(["bot", "--name", "gomoku", "--json", "--ephemeral", "--log-level", "notice",
+                                   "--engine", "python3 \(Self.engine)"], stderr: aLog)
+        let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
+        let player = try TicTacProcess(["play", "--name", "carol", "--json", "--rows", "15", "--cols", "15", "--k", "5",
+                                        "--connect", "127.0.0.1:\(port)"])
+        #expect(player.await("peer-found")?["name"] as? String == "gomoku")
+        player.send("invite gomoku")
+        // The player takes the lowest free cell each turn (a row from the upper left): the
+        // engine has to block it, and the game ends.
+        var cells = String(repeating: ".", count: 225), result: String?
+        while result == nil, let e = player.next(timeout: 30) {
+            switch e["event"] as? String {
+            case "board": cells = e["cells"] as? String ?? cells
+            case "your-turn":
+                if let i = cells.firstIndex(of: ".") { player.send("move \(cells.distance(from: cells.startIndex, to: i) + 1)") }
+            case "game-over": result = e["result"] as? String
+            default: break
+            }
+        }
+        #expect(result == "lost", "the engine blocked the row and won: \(String(describing: result))")
+        player.send("quit")
+        #expect(player.waitExit() == 0)
+        a.process.terminate()
+        #expect(a.waitExit() == 0)
+        #expect(!read(aLog).contains("failed"), "\(read(aLog))")
+    }
+
     /// Each broken engine (good for its first move, so the opponent counts the game) loses its
     /// first game with the reason in the log, is restarted for the next, and with its one
     /// restart used the match ends.
