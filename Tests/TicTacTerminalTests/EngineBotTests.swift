@@ -92,11 +92,14 @@ import Testing
         ("offboard", "off the 15x15 board"), ("flood", "flooded its output"), ("silent", "no answer within"),
         ("hog", "MemoryError"), // the address-space limit (--engine-memory 256) holds
         ("errflood", "flooded its standard error"),
+        ("burn", "was killed by SIG"), // the CPU limit (--engine-cpu 1, with a longer move clock)
     ])
     func aBrokenEngineLosesCleanly(_ fault: String, _ reason: String) throws {
+        let limits = fault == "burn" ? ["--engine-cpu", "1", "--move-time", "60"] : ["--move-time", "5"]
         let aLog = logPath("engine-\(fault)")
-        let a = try TicTacProcess(["bot", "--name", "broken", "--json", "--ephemeral", "--log-level", "info", "--move-time", "5",
-                                   "--engine-restarts", "1", "--engine-memory", "256", "--engine", "python3 \(Self.engine) --fault \(fault) --fault-after 1"], stderr: aLog)
+        let a = try TicTacProcess(["bot", "--name", "broken", "--json", "--ephemeral", "--log-level", "info",
+                                   "--engine-restarts", "1", "--engine-memory", "256"] + limits
+                                  + ["--engine", "python3 \(Self.engine) --fault \(fault) --fault-after 1"], stderr: aLog)
         let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
         let b = try TicTacProcess(["bot", "--name", "opponent", "--json", "--ephemeral", "--level", "random", "--max-games", "2",
                                    "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])

@@ -13,7 +13,7 @@ where lines of its own and the opponent's are longest and most open.
         offboard  plays outside the board        flood    floods stdout instead of moving
         refuse    answers ERROR to every START   hang     answers ABOUT, then never again
         hog       allocates 1 GiB at its move (a memory limit makes it fail)
-        errflood  floods stderr instead of moving
+        errflood  floods stderr instead of moving    burn     spins the CPU instead of moving
     --fault-after N: behave for N moves first (default 0).
 """
 import sys
@@ -84,6 +84,9 @@ class Engine:
                 sys.exit(0)
         if mode == "hang":
             return
+        if mode == "burn":
+            while True:
+                pass
         if mode == "errflood":
             line = "debug " + "y" * 1000 + "\n"
             try:
