@@ -127,6 +127,25 @@ import Testing
         #expect(a.waitExit() == 0)
     }
 
+    /// The engine runs with its limits set, nice 10, no signal of the daemon's blocked, and none
+    /// of the daemon's sockets (posix_spawn closes every descriptor past 2). The engine itself
+    /// reports (`--report`), from the process that plays the game.
+    @Test func theEngineHasItsLimitsAndNothingOfTheDaemons() throws {
+        let report = logPath("engine-environment") + ".txt"
+        let a = try TicTacProcess(["bot", "--name", "limited", "--json", "--ephemeral", "--engine-memory", "256", "--engine-cpu", "7",
+                                   "--engine", "python3 \(Self.engine) --report \(report)"])
+        let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
+        try? FileManager.default.removeItem(atPath: report) // the probe's: the game's engine writes it again
+        // A game: its engine is started by the running daemon, which holds sockets by then.
+        let b = try TicTacProcess(["bot", "--name", "opponent", "--json", "--ephemeral", "--level", "random", "--max-games", "1",
+                                   "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
+        #expect(results(b, 1, timeout: 60).count == 1)
+        let lines = read(report).split(separator: "\n").map { String($0) }
+        #expect(lines == ["sockets 0", "blocked 0000000000000000", "memory \(256 << 20)", "cpu 7", "nice 10"])
+        a.process.terminate()
+        #expect(a.waitExit() == 0)
+    }
+
     /// An engine that refuses every board, or stops answering while asked (10 s), ends the start.
     @Test(arguments: [("refuse", "accepted no board"), ("hang", "no answer to START 5 within 10")])
     func anEngineThatPlaysNoBoardEndsTheStart(_ fault: String, _ why: String) throws {

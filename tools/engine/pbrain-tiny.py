@@ -15,6 +15,8 @@ where lines of its own and the opponent's are longest and most open.
         hog       allocates 1 GiB at its move (a memory limit makes it fail)
         errflood  floods stderr instead of moving    burn     spins the CPU instead of moving
     --fault-after N: behave for N moves first (default 0).
+    --report FILE: write how it was started to FILE (for the tests): sockets among its
+        descriptors, its blocked signals, its address-space and CPU limits, its nice value.
 """
 import sys
 
@@ -218,6 +220,21 @@ class Engine:
                 self.out("UNKNOWN command " + word)
 
 
+def report(path):
+    import os, resource
+    sockets = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            sockets += os.readlink("/proc/self/fd/" + fd).startswith("socket:")
+        except OSError:
+            pass
+    blocked = next(l.split()[1] for l in open("/proc/self/status") if l.startswith("SigBlk"))
+    with open(path, "w") as f:
+        f.write("sockets %d\nblocked %s\nmemory %d\ncpu %d\nnice %d\n" % (
+            sockets, blocked, resource.getrlimit(resource.RLIMIT_AS)[0],
+            resource.getrlimit(resource.RLIMIT_CPU)[0], os.nice(0)))
+
+
 def main():
     args = sys.argv[1:]
     fault, fault_after = None, 0
@@ -227,6 +244,8 @@ def main():
             fault = args.pop(0)
         elif flag == "--fault-after" and args:
             fault_after = int(args.pop(0))
+        elif flag == "--report" and args:
+            report(args.pop(0))
         else:
             sys.stderr.write(__doc__)
             sys.exit(2)
