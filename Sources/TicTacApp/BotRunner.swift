@@ -23,7 +23,11 @@ public final class BotRunner {
     private let output: LineWriter
 
     /// - Parameter log: one line for the operator's log (stderr), e.g. peers coming and going.
-    public init(reactor: Reactor, daemon: Daemon, json: Bool, maxGames: Int?, log: @escaping (String) -> Void) {
+    /// The external engine's description (ABOUT), for the first line.
+    private let engine: String?
+
+    public init(reactor: Reactor, daemon: Daemon, json: Bool, maxGames: Int?, engine: String? = nil, log: @escaping (String) -> Void) {
+        self.engine = engine
         self.reactor = reactor
         self.daemon = daemon
         self.json = json
@@ -47,7 +51,8 @@ public final class BotRunner {
             // One line to say it runs and where a player finds it (README "Usage").
             let addresses = FullScreenFront.hostAddresses()
             let at = addresses.isEmpty ? "this host" : addresses.joined(separator: ", ")
-            output.write("bot \(config.name) (\(config.instanceID.description.prefix(8))) listening on \(at), port \(daemon.port)")
+            let bot = engine.map { " (engine: \($0))" } ?? ""
+            output.write("bot \(config.name) (\(config.instanceID.description.prefix(8)))\(bot) listening on \(at), port \(daemon.port)")
         } else {
             output.write(OutputFormatter(style: .json).json(.ready(name: config.name.value, id: config.instanceID, port: daemon.port)).serialized)
         }

@@ -97,6 +97,17 @@ public struct BotConfiguration: Sendable {
     public var maxLargeGames = 2
     /// Games started with one peer within a minute at most (0: no limit).
     public var maxGamesPerPeer = 30
+    /// Seconds per move the bot asks for (0: no clock).
+    public var moveTime = 120
+    /// A Gomocup engine's command line (run by /bin/sh): the bot's moves on k = 5 boards.
+    public var engine: String?
+    /// Engine games at most at the same time (a process each).
+    public var engineGames = 4
+    /// Engine restarts after failures at most, for the bot's life.
+    public var engineRestarts = 8
+    /// An engine process's address space (MiB) and CPU time (seconds).
+    public var engineMemoryMiB = 1024
+    public var engineCPUSeconds = 3600
 
     public init(daemon: DaemonSettings) { self.daemon = daemon }
 }

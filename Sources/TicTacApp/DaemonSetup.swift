@@ -60,7 +60,7 @@ struct DaemonSetup {
     /// The daemon, with what it keeps (`state`: its notices are for the player).
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, maxGamesPerPeer: Int = 30,
-                    gameEvents: GameEventKinds = .all, state: DaemonState? = nil) throws(AppFailure) -> Daemon {
+                    gameEvents: GameEventKinds = .all, engine: EngineBoards? = nil, state: DaemonState? = nil) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
         let keyFile = settings.identityFile ?? state?.directory?.identityPath
@@ -71,6 +71,7 @@ struct DaemonSetup {
         config.size = settings.size
         config.deadAfter = settings.peerTimeout
         config.bot = bot
+        config.engine = engine
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
         config.maxGamesPerPeerPerMinute = maxGamesPerPeer

@@ -71,7 +71,9 @@ public final class Daemon {
     /// DNS-SD publication and browsing, once started.
     public internal(set) var dnssd: DNSSDAgent?
     /// The bot's search thread, made at the first search (BotWorker).
-    private var botWorker: BotWorker?
+    var botWorker: BotWorker?
+    /// The external engine's processes (`useEngine`), for a bot whose moves come from one.
+    var engineHost: EngineHost?
 
     /// Starts listening on `port` (0: the kernel picks; see `port`).
     public init(reactor: Reactor, config: DaemonConfig, port: UInt16 = 0) throws(NetError) {
@@ -183,6 +185,7 @@ public final class Daemon {
         dnssd = nil
         core.leaveAll()
         apply()
+        engineHost?.stopAll() // any process the core's stops left (none, normally)
         // Dials still in progress are not links yet: just drop them.
         for conn in connections.values where !conn.isConnected { conn.close() }
         listener?.close()
@@ -389,6 +392,9 @@ public final class Daemon {
             case let .think(job):
                 sendBatch()
                 think(job)
+            case let .engine(request):
+                sendBatch()
+                engineHost?.handle(request)
             case .record:
                 break // taken out and stored first (storeRecords)
             case let .boundQueue(id, maxBytes):
@@ -408,7 +414,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think, .record, .boundQueue: break // carried out in the first pass
+                case .send, .close, .dial, .think, .engine, .record, .boundQueue: break // carried out in the first pass
                 }
             }
         }
@@ -428,30 +434,6 @@ public final class Daemon {
         pending.removeAll { if case .record = $0 { true } else { false } }
         onRecord(records)
         records.removeAll(keepingCapacity: true)
-    }
-
-    /// Hands a search to the bot's thread; without one (it could not be made) it runs here.
-    private func think(_ job: BotSearchJob) {
-        if botWorker == nil {
-            do {
-                botWorker = try BotWorker(reactor: reactor) { [weak self] result in
-                    guard let self else { return }
-                    core.handle(.botMoveReady(result), now: reactor.now)
-                    apply()
-                }
-            } catch {
-                onLog("no thread for the bot's searches (\(error)): searching on the loop")
-            }
-        }
-        guard let botWorker else {
-            let result = job.run()
-            return reactor.afterBatch { [weak self] in
-                guard let self else { return }
-                core.handle(.botMoveReady(result), now: reactor.now)
-                apply()
-            }
-        }
-        botWorker.submit(job)
     }
 
     private func rearm() { timer.follow(core.pollTimeout()) }

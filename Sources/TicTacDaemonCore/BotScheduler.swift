@@ -21,6 +21,9 @@ final class BotScheduler {
     /// The search handed out and not yet answered: its link, ticket and position.
     private var searching: (link: LinkID, ticket: UInt64, board: Board)?
     private var nextTicket: UInt64 = 1
+    /// The engine turns handed out and not yet answered, per link: ticket and position. Unlike
+    /// searches these run side by side, each game's engine in a process of its own.
+    private var engineOut: [LinkID: (ticket: UInt64, board: Board)] = [:]
     /// When each source address last had a search handed out (a ticket number).
     private var lastSearched: [String: UInt64] = [:]
 
@@ -72,6 +75,29 @@ final class BotScheduler {
         return BotSearchJob(link: link.id, ticket: ticket, address: link.address, bot: bot,
                             board: game.board, piece: game.piece, nodes: nodes, random: random)
     }
+
+    /// An engine turn for `link`'s game, unless one is out for it already.
+    func engineTurn(_ link: Link, opponentIsBot: Bool) -> EngineTurn? {
+        guard engineOut[link.id] == nil, let game = link.game else { return nil }
+        let ticket = nextTicket
+        nextTicket += 1
+        engineOut[link.id] = (ticket, game.board)
+        return EngineTurn(link: link.id, ticket: ticket, round: game.round, size: game.size, moves: game.moves,
+                          engineFirst: game.piece == .o, moveTime: Int(game.agreedMoveTime), opponentIsBot: opponentIsBot)
+    }
+
+    /// The engine turn out for `answer`'s link is answered: the position it was asked about, or
+    /// nil for a stale answer.
+    func engineDone(_ answer: EngineAnswer) -> Board? {
+        guard let out = engineOut[answer.link], out.ticket == answer.ticket else { return nil }
+        engineOut[answer.link] = nil
+        return out.board
+    }
+
+    /// Forgets `link`'s engine turn (its game or match ended: a late answer is stale); true if
+    /// one was out.
+    @discardableResult
+    func engineForget(_ link: LinkID) -> Bool { engineOut.removeValue(forKey: link) != nil }
 
     /// The search out is answered: the position it searched, or nil for a stale answer.
     func searchDone(_ result: BotSearchResult) -> Board? {

@@ -153,6 +153,7 @@ public final class DaemonCore: SansIOCore {
             watching.dialFailed(peer, reason: reason)
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         case let .stalled(length): stalled(length, now: now)
+        case let .engineAnswered(answer): matches.engineAnswered(answer, now: now)
         }
     }
 
@@ -245,6 +246,7 @@ public final class DaemonCore: SansIOCore {
                 // Given up, as the peer counts our LEAVE (§8); only LEAVE goes out, as in version 1.
                 matches.stopped(link, as: .ended(.lost, how: .forfeit))
             }
+            matches.stopEngine(link)
             if link.ready { outbox.send(link, .leave) }
             outbox.close(id, flush: true)
             links.remove(id) // we are the ones leaving: nothing more to tell our own player
@@ -451,6 +453,7 @@ public final class DaemonCore: SansIOCore {
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
+        matches.stopEngine(link) // a game kept to resume gets a new engine, told the position with BOARD
         if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)

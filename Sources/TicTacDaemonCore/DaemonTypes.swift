@@ -21,6 +21,10 @@ public struct DaemonConfig {
     /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,
     /// and plays any number of games at the same time. Nil for a human (one game at a time).
     public var bot: Bot?
+    /// Set for a bot whose moves on k = 5 boards come from an external Gomocup engine
+    /// (`tictac bot --engine`): the boards it plays. 3 x 3 stays the built-in bot's; any other
+    /// board is declined `unsupported`.
+    public var engine: EngineBoards?
     /// Nodes the bot may search per move on a board larger than 3 x 3. A count, not a clock, so
     /// a bot's move is a function of the position and the seed (a capture replays exactly).
     public var botNodes: Int = Bot.defaultSearchNodes
@@ -242,6 +246,9 @@ public enum DaemonAction: Sendable, Equatable {
     /// The link's unsent output may hold at most `maxBytes` from now on; past it the shell
     /// closes the link (a watcher that does not read, Protocol.md §14).
     case boundQueue(LinkID, maxBytes: Int)
+    /// Ask the external engine for a move, or stop a match's engine (`DaemonConfig.engine`);
+    /// a turn is answered with `engineAnswered`. Turns of different links run side by side.
+    case engine(EngineRequest)
 }
 
 /// An unfinished game rebuilt from the history (`DaemonConfig.restored`).
@@ -374,6 +381,8 @@ public enum DaemonInput: Sendable {
     case dialFailed(ID128, reason: String)
     /// A search handed out with `think` is done.
     case botMoveReady(BotSearchResult)
+    /// The engine host's answer to an `engine(.turn)` action.
+    case engineAnswered(EngineAnswer)
     /// Our own loop could not run for this long (the process was stopped: Ctrl-Z, SIGSTOP; or
     /// starved): the peers' silence meanwhile was ours, so no link is judged before one PING
     /// round from now, and a link lost in that round is said to be lost to the stop.

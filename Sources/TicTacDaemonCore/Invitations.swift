@@ -196,7 +196,12 @@ final class Invitations {
             return accept(link, offered, now: now)
         }
         if let bot = config.bot {
-            if size != .classic, bot.searches(on: size) {
+            if let engine = config.engine, size != .classic, let why = engineRefusal(engine, size) {
+                outbox.log("declined \(peer.name)'s \(size) invitation: \(why)")
+                return refuse(invite, why.hasPrefix("busy") ? .busy : .unsupported, on: link, now: now)
+            }
+            // Engine games count too: one address cannot take every engine process.
+            if size != .classic, config.engine != nil || bot.searches(on: size) {
                 let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
                 if large >= config.maxLargeGamesPerAddress {
                     outbox.log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")
@@ -260,6 +265,19 @@ final class Invitations {
             }
             held = []
         }
+    }
+
+    /// Why an engine bot does not play `size` now (nil: it does). A reason starting with
+    /// "busy" is declined `busy` (try later), any other `unsupported`.
+    private func engineRefusal(_ engine: EngineBoards, _ size: BoardSize) -> String? {
+        guard engine.plays(size) else {
+            let boards = engine.sizes.count
+            return "the engine plays k = 5 on \(boards) board size\(boards == 1 ? "" : "s") (and the bot 3x3 k=3), not \(size)"
+        }
+        if matches.engineDown { return "the engine failed too often and is no longer used" }
+        let running = links.values.count { link in link.game.map { engine.plays($0.size) } == true }
+        if running >= engine.maxGames { return "busy (\(running) engine games, at most \(engine.maxGames))" }
+        return nil
     }
 
     /// DECLINE of the peer's INVITE, within the flood limits (Protocol.md §5): past them the

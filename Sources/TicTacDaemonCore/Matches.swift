@@ -69,6 +69,7 @@ final class Matches {
         drain(link, now: now) // our RESIGN goes out before the CANCEL
         beforeGameGone?(link)
         stopped(link)
+        stopEngine(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
         if byUs {
@@ -154,6 +155,9 @@ final class Matches {
                     case .yourTurn: bot.turnDue(link.id)
                     case .gameOver:
                         beforeGameGone?(link)
+                        if let size = link.match?.game.size, config.engine?.plays(size) == true, bot.engineForget(link.id) {
+                            outbox.append(.engine(.cancel(link.id))) // it was thinking: the answer would be stale
+                        }
                         rematch(link, now: now)
                     default: break
                     }
@@ -176,6 +180,12 @@ final class Matches {
         guard let player = config.bot else { return }
         while let id = bot.nextTurn() {
             guard let link = links[id], let match = link.match, match.game.state == .myTurn else { continue }
+            if config.engine?.plays(match.game.size) == true {
+                if let turn = bot.engineTurn(link, opponentIsBot: link.peer?.capabilities.contains(.bot) == true) {
+                    outbox.append(.engine(.turn(turn)))
+                }
+                continue
+            }
             if player.searches(on: match.game.size) {
                 bot.queueSearch(id)
                 continue
@@ -202,9 +212,61 @@ final class Matches {
         runBotTurns(now: now)
     }
 
+    /// The engine host answered an engine turn: its move is made if the game still waits for it
+    /// in the same position; a failed engine loses the game (the bot resigns it), and one with
+    /// no restart left ends the match and every engine game after it.
+    func engineAnswered(_ answer: EngineAnswer, now: Instant) {
+        guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
+        if case .failed(_, fatal: true) = answer.outcome, !engineDown {
+            engineDown = true // the rematch ends the match instead
+            outbox.log("no engine restart left: engine matches end after their game, and engine games are declined from now on")
+        }
+        guard let link = links[answer.link], !link.closing,
+              let match = link.match, match.game.state == .myTurn else { return runBotTurns(now: now) }
+        guard match.game.board == board else {
+            bot.turnDue(link.id) // another position by now: ask again
+            return runBotTurns(now: now)
+        }
+        switch answer.outcome {
+        case let .move(cell):
+            do {
+                try match.game.perform(.move(cell), now: now)
+            } catch {
+                // The host checked the cell; a refusal here is a position it did not know.
+                lose(match, link: link, "the engine's move \(CellName.name(cell, on: match.game.size)) was refused (\(error))", now: now)
+            }
+        case let .failed(why, _):
+            lose(match, link: link, "the engine failed: \(why)", now: now)
+        }
+        drain(link, now: now)
+        runBotTurns(now: now)
+    }
+
+    /// Set once the engine host has no restart left: engine boards are declined from then on.
+    var engineDown = false
+
+    /// The bot gives up the game on `link` (its engine failed): RESIGN, logged with the reason.
+    private func lose(_ match: Match, link: Link, _ why: String, now: Instant) {
+        outbox.log("lost the game against \(link.peer?.name ?? "link \(link.id)") by resigning: \(why)")
+        do throws(GameCommandError) { try match.game.perform(.resign, now: now) } catch {
+            outbox.log("resigning on link \(link.id) was refused: \(error)")
+        }
+    }
+
+    /// The match on `link` ends: its engine process, if it has one, goes with it.
+    func stopEngine(_ link: Link) {
+        guard let size = link.match?.game.size, config.engine?.plays(size) == true else { return }
+        bot.engineForget(link.id)
+        outbox.append(.engine(.stop(link.id)))
+    }
+
     /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
     private func rematch(_ link: Link, now: Instant) {
-        guard link.match?.game.state == .done else { return } // the match ended with the game
+        guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
+        if engineDown, config.engine?.plays(game.size) == true {
+            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts")
+            return end(link, byUs: true, now: now)
+        }
         if let peer = link.peer, !rate.allows(peer.id, now: now) {
             // Past the peer's games for this minute (Protocol.md §5): the match ends instead.
             outbox.log("ended the match with \(peer.name): \(config.maxGamesPerPeerPerMinute) games within a minute")

@@ -290,6 +290,8 @@ public struct DaemonReplay {
                 case let .think(job):
                     // The shell searches on its worker; here at once, in the same order.
                     core.handle(.botMoveReady(job.run()), now: now)
+                case .engine:
+                    break // never: a replay's configuration has no engine (DaemonConfig.engine)
                 }
             }
             actions = core.pollActions()

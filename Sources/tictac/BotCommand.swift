@@ -37,7 +37,49 @@ struct BotCommand: ParsableCommand {
                                + "one more is declined as busy, so one peer cannot use up --max-games.", valueName: "n"))
     var maxGamesPerPeer = 30
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("""
+        Seconds per move the bot asks for (0: no clock, or 5-65535); a game's clock is the shorter \
+        nonzero ask of its two players. A bot past it (an engine that does not answer) loses on time.
+        """, valueName: "seconds"))
+    var moveTime = 120
+
+    @Option(help: ArgumentHelp("""
+        A Gomocup ("Piskvork" pbrain) engine that makes the bot's moves on k = 5 boards of 5x5 to \
+        20x20, run as `/bin/sh -c "exec CMD"` (one process per match, limited by --engine-memory \
+        and --engine-cpu). It is asked at the start which boards it plays (START/RECTSTART); \
+        invitations to other boards are declined as unsupported, except 3x3, which the built-in \
+        bot plays. An engine that fails (crash, garbage, an illegal move, silence past the move \
+        clock) loses that game and is restarted for the next.
+        """, valueName: "cmd"))
+    var engine: String?
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Engine games at most at the same time (1-64), a process each; "
+                               + "one more is declined as busy.", valueName: "n"))
+    var engineGames = 4
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Engine restarts after failures at most (0-1000), for the bot's life; "
+                               + "past them engine games are declined.", valueName: "n"))
+    var engineRestarts = 8
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("An engine process's address space in MiB (64-65536; INFO max_memory).",
+                                                        valueName: "mib"))
+    var engineMemory = 1024
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("An engine process's CPU time in seconds over its match (1-86400).",
+                                                        valueName: "seconds"))
+    var engineCpu = 3600
+
     func validate() throws {
+        guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
+            throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
+        }
+        if let engine, engine.allSatisfy({ $0 == " " || $0 == "\t" }) { throw ValidationError("--engine needs a command") }
+        guard (1...64).contains(engineGames) else { throw ValidationError("--engine-games must be 1 to 64, not \(engineGames)") }
+        guard (0...1000).contains(engineRestarts) else {
+            throw ValidationError("--engine-restarts must be 0 to 1000, not \(engineRestarts)")
+        }
+        guard (64...65536).contains(engineMemory) else { throw ValidationError("--engine-memory must be 64 to 65536, not \(engineMemory)") }
+        guard (1...86400).contains(engineCpu) else { throw ValidationError("--engine-cpu must be 1 to 86400, not \(engineCpu)") }
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be 1 or more, not \(maxGames)") }
         guard (0...64).contains(maxLargeGames) else {
             throw ValidationError("--max-large-games must be 0 to 64, not \(maxLargeGames)")
@@ -52,6 +94,12 @@ struct BotCommand: ParsableCommand {
         config.json = json
         config.maxLargeGames = maxLargeGames
         config.maxGamesPerPeer = maxGamesPerPeer
+        config.engine = engine
+        config.moveTime = moveTime
+        config.engineGames = engineGames
+        config.engineRestarts = engineRestarts
+        config.engineMemoryMiB = engineMemory
+        config.engineCPUSeconds = engineCpu
         try finish(BotApp.run(config))
     }
 }

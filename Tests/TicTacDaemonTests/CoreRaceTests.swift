@@ -28,6 +28,8 @@ struct CoreNet {
     var records: [[GameFactRecord]]
     /// Bot searches handed out (`think`) and not yet answered, per core.
     var thinks: [[BotSearchJob]]
+    /// Engine requests (`DaemonConfig.engine`), per core, in order.
+    var engineRequests: [[EngineRequest]]
     /// Every search handed out, per core, in order.
     var searched: [[BotSearchJob]]
     /// Every frame each core sent, on any link, in order (whole frames, so one stream).
@@ -62,6 +64,7 @@ struct CoreNet {
         logs = Array(repeating: [], count: configs.count)
         records = Array(repeating: [], count: configs.count)
         thinks = Array(repeating: [], count: configs.count)
+        engineRequests = Array(repeating: [], count: configs.count)
         searched = Array(repeating: [], count: configs.count)
         sentBytes = Array(repeating: [], count: configs.count)
     }
@@ -191,6 +194,8 @@ struct CoreNet {
                         thinks[i].append(job) // answered by `answerSearches`
                     case let .boundQueue(id, maxBytes):
                         bounds[i][id] = maxBytes
+                    case let .engine(request):
+                        engineRequests[i].append(request) // answered by the test (EngineCoreTests)
                     }
                 }
             }
@@ -206,6 +211,12 @@ struct CoreNet {
         thinks[i] = []
         searched[i] += jobs
         for job in jobs { cores[i].handle(.botMoveReady(job.run()), now: now) }
+        collect()
+    }
+
+    /// Gives core `i` an engine host's answer.
+    mutating func answerEngine(_ i: Int, _ answer: EngineAnswer) {
+        cores[i].handle(.engineAnswered(answer), now: now)
         collect()
     }
 

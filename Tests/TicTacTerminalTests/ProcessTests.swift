@@ -25,7 +25,8 @@ final class TicTacProcess {
     private var buffer: [UInt8] = []
     private(set) var events: [[String: Any]] = []
 
-    init(_ args: [String]) throws {
+    /// - Parameter stderr: a file for its standard error (the log), else it is dropped.
+    init(_ args: [String], stderr: String? = nil) throws {
         process.executableURL = CLITests.binary
         process.environment = ownStateEnvironment()
         // Tests that name their peers with --connect keep discovery off: other tests' daemons
@@ -36,7 +37,11 @@ final class TicTacProcess {
         process.arguments = args + (quiet ? ["--no-broadcast", "--no-dnssd"] : [])
         process.standardInput = stdin
         process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
+        if let stderr, FileManager.default.createFile(atPath: stderr, contents: nil), let log = FileHandle(forWritingAtPath: stderr) {
+            process.standardError = log
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
     }
 

@@ -17,3 +17,19 @@ void tictac_ignore_sigpipe(void);
 
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int tictac_accept(int fd, struct sockaddr *addr, socklen_t *len);
+
+#include <sys/types.h>
+
+/// Starts `/bin/sh -c script` with posix_spawn: its standard input, output and error are
+/// `in`, `out` and `err`; every other descriptor is closed in the child; it leads a process
+/// group of its own (so the whole group can be killed); its signal mask is empty and SIGPIPE,
+/// SIGINT, SIGTERM, SIGHUP, SIGQUIT and SIGCHLD are back to their defaults (the daemon blocks
+/// some for its signalfd and ignores SIGPIPE, and a child would inherit both).
+/// Returns 0 and the pid in `pid`, or an errno value.
+int tictac_spawn_shell(const char *script, int in, int out, int err, pid_t *pid);
+
+/// pidfd_open(2): a descriptor that becomes readable when `pid` exits, or -1 with errno set.
+int tictac_pidfd_open(pid_t pid);
+
+/// pipe2 with O_CLOEXEC: 0, or -1 with errno set.
+int tictac_pipe_cloexec(int fds[2]);
