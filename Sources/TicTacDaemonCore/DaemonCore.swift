@@ -136,7 +136,7 @@ public final class DaemonCore: SansIOCore {
     public var spectatorsAllowed: Bool { spectators.allowed }
 
     public func handle(_ input: DaemonInput, now: Instant) {
-        defer { settle(now: now) }
+        defer { invitations.settleHeld(now: now) } // held invitations move on after every input
         switch input {
         case let .linkOpened(id, outgoing, address, port): linkOpened(id, outgoing: outgoing, address: address, port: port, now: now)
         case let .frame(id, frame): linkReceived(id, frame, now: now)
@@ -187,7 +187,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
-        defer { settle(now: now) }
+        defer { invitations.settleHeld(now: now) }
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)
@@ -255,7 +255,7 @@ public final class DaemonCore: SansIOCore {
 
     /// Runs every timer that is due.
     public func handleTimeout(now: Instant) {
-        defer { settle(now: now) }
+        defer { invitations.settleHeld(now: now) }
         if stall?.pingsDue == true { pingAfterStall(now: now) }
         if let hold = stall?.hold { // just back from a stall: the peers get one round to be heard
             guard now >= hold else { return }
@@ -287,12 +287,6 @@ public final class DaemonCore: SansIOCore {
             matches.timeout(link, now: now)
         }
         matches.runBotTurns(now: now)
-    }
-
-    /// After every input: held invitations move on. (Watchers hear what changed in
-    /// `pollLateActions`, after the game's frames are out: Protocol.md §14.)
-    private func settle(now: Instant) {
-        invitations.settleHeld(now: now)
     }
 
     // MARK: - A link's life

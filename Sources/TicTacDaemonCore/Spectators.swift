@@ -88,6 +88,9 @@ final class Spectators {
             follows[link.id] = nil // a second WATCH replaces the first
             guard allowed else { return outbox.send(link, .watchStop(.off)) }
             guard let game = gameLink(against: watch.opponent) else { return outbox.send(link, .watchStop(.noGame)) }
+            // Either player's no counts: an opponent that serves no watchers (`--no-spectators`,
+            // or a daemon without §14) said none (Protocol.md §14).
+            guard Self.opponentAllows(game) else { return outbox.send(link, .watchStop(.off)) }
             guard count(watching: game.id) < config.maxWatchersPerGame, follows.count < config.maxWatchers else {
                 return outbox.send(link, .watchStop(.full))
             }
@@ -171,13 +174,18 @@ final class Spectators {
     /// Our games in play, for GAMES.
     private func listed() -> [ListedGame] {
         links.sortedIDs.compactMap { id -> ListedGame? in
-            guard let link = links[id], let match = link.match, let peer = link.peer, !link.closing else { return nil }
+            guard let link = links[id], let match = link.match, let peer = link.peer, !link.closing,
+                  Self.opponentAllows(link) else { return nil }
             let size = match.game.size
             return ListedGame(opponent: WatchPlayer(id: peer.id, name: Self.name(peer.name)),
                               rows: UInt8(clamping: size.rows), cols: UInt8(clamping: size.cols), k: UInt8(clamping: size.k),
                               moves: UInt16(clamping: match.game.moves.count))
         }.prefix(ListedGame.maxPerList).map { $0 }
     }
+
+    /// The opponent on `link` serves watchers itself (HELLO's `spectators` bit): its player did
+    /// not refuse them.
+    static func opponentAllows(_ link: Link) -> Bool { link.peer?.capabilities.contains(.spectators) == true }
 
     /// WATCHING for `game`, played on `link`.
     private func described(_ game: GameSession, on link: Link) -> WatchedGame {

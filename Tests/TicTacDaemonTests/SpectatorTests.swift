@@ -185,6 +185,20 @@ import TicTacTime
         #expect(updates(m, 2).count(where: { if case .move = $0 { true } else { false } }) == 0)
     }
 
+    @Test func anOpponentWhoAllowsNoSpectatorsIsNotWatchedThroughTheOtherPlayer() throws {
+        var off = player("ben", seed: 82)
+        off.spectators = false
+        off.capabilities.remove(.spectators) // as `--no-spectators` starts it (Options)
+        var n = try net(ben: off)
+        try watch(&n, 2, Watch(.list))
+        #expect(updates(n, 2).contains { if case let .games(list) = $0 { list.isEmpty } else { false } },
+                "ann's game with ben is not listed: \(updates(n, 2))")
+        try watch(&n, 2)
+        #expect(updates(n, 2).last == .stopped(.off))
+        try play(&n, moves: 2)
+        #expect(updates(n, 2).count(where: { if case .move = $0 { true } else { false } }) == 0)
+    }
+
     @Test func noGameThenTheListThenTheMatchsEnd() throws {
         var n = try net(match: false)
         try watch(&n, 2)

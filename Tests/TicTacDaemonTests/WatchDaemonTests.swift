@@ -24,6 +24,7 @@ import TicTacWire
         var alphaConfig = config("alpha", seed: 41, bot: .perfect), betaConfig = config("beta", seed: 42, bot: .random)
         for c in [\DaemonConfig.maxGamesPerPeerPerMinute] { alphaConfig[keyPath: c] = 0; betaConfig[keyPath: c] = 0 }
         betaConfig.capabilities.insert(.spectators)
+        alphaConfig.capabilities.insert(.spectators) // both players allow it (either one's no counts, §14)
         let alpha = try Daemon(reactor: reactor, config: alphaConfig)
         let beta = try Daemon(reactor: reactor, config: betaConfig)
         let betaAddress = try #require(SocketAddress(ip: "127.0.0.1", port: beta.port))
