@@ -85,9 +85,7 @@ final class EngineProcess {
         pidFD = tictac_pidfd_open(child) // -1 on an old kernel: the end is then seen as EOF
         for fd in [stdinFD, stdoutFD, stderrFD] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
         // Below the daemon's priority, as the built-in bot's search thread: a busy engine does
-        // not slow the loop, other games, the 3 x 3 bot (tools/bench/engine: the same with two
-        // engines spinning on this 2-CPU machine as without; SCHED_IDLE measured no better and
-        // would starve an engine whenever anything else runs).
+        // not slow the loop, other games or the 3 x 3 bot (measured: docs/performance.md).
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(child), 10)
         do {
             try reactor.register(stdoutFD, .read) { [weak self] _ in self?.readOutput() }
