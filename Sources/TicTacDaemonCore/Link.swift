@@ -135,6 +135,8 @@ final class Link {
     var pingWindow: (start: Instant, count: Int)?
     /// Invitations of the peer's we declined in the current second (`maxDeclinesPerLinkPerSecond`).
     var declines = RateWindow()
+    /// WATCHes within the current second (Spectators, Protocol.md §14).
+    var watches = RateWindow()
 
     init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128,
          ephemeral: EphemeralKey? = nil) {

@@ -46,8 +46,6 @@ final class Spectators {
     private(set) var watchers: Set<LinkID> = []
     /// Our player allows watchers (`--no-spectators`, the full screen's key).
     private(set) var allowed: Bool
-    /// WATCHes per watcher's link in the current second (`DaemonConfig.maxWatchesPerSecond`).
-    private var rates: [LinkID: RateWindow] = [:]
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
         self.config = config
@@ -68,7 +66,7 @@ final class Spectators {
         }
         // Each WATCH costs an answer: a watcher that asks again and again is a flood (Protocol.md §14).
         let limit = config.maxWatchesPerSecond
-        guard limit == 0 || rates[link.id, default: RateWindow()].count(now: now, limit: limit) else {
+        guard limit == 0 || link.watches.count(now: now, limit: limit) else {
             return outbox.fail(link, .unexpectedMessage, "WATCH flood: more than \(limit) in one second (Protocol.md §14)")
         }
         if !watchers.contains(link.id) {
@@ -113,7 +111,6 @@ final class Spectators {
     func linkGone(_ id: LinkID) {
         follows[id] = nil
         watchers.remove(id)
-        rates[id] = nil
         outbox.forgetLate(id)
     }
 
