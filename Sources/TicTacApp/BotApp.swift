@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
+import TicTacWire
 
 /// `tictac bot`: a headless daemon that accepts every invitation and plays.
 public enum BotApp {
@@ -22,7 +23,8 @@ public enum BotApp {
         let daemon = try setup.makeDaemon(reactor: reactor, name: try setup.displayName(suffix: "-bot"),
                                           capabilities: [.tictactoe, .bot], bot: Bot(level: config.level), moveTime: .seconds(config.moveTime),
                                           maxLargeGames: config.maxLargeGames, maxGamesPerPeer: config.maxGamesPerPeer,
-                                          gameEvents: GameCounter.gameEvents, engine: engine?.boards, state: state)
+                                          gameEvents: GameCounter.gameEvents, engine: engine?.boards, state: state,
+                                          program: engine?.about.flatMap { DisplayName(fitting: $0) })
         if let command = config.engine {
             daemon.useEngine(command: command, limits: config.engineLimits, maxRestarts: config.engineRestarts)
         }
@@ -48,7 +50,7 @@ public enum BotApp {
         let sizes = result.sizes.count <= 8 ? result.sizes.map(\.description).joined(separator: ", ")
             : "squares \(squares.map(String.init).joined(separator: " ")) and \(result.sizes.count - squares.count) rectangles"
 
-        // The lobby has no field for a bot's description (Protocol.md ANNOUNCE): the log and the first line say it.
+        // Peers' lobbies show it too: HELLO field 9 and ANNOUNCE field 13 (Protocol.md §6).
         logger.info("engine \(about) (\(command)) plays \(result.sizes.count) boards with k = 5: \(sizes)")
         guard !result.sizes.isEmpty else {
             throw AppFailure(.config, "--engine: \(command) accepted no board of 5x5 to 20x20 (START/RECTSTART)"

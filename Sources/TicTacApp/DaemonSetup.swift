@@ -60,7 +60,8 @@ struct DaemonSetup {
     /// The daemon, with what it keeps (`state`: its notices are for the player).
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, maxGamesPerPeer: Int = 30,
-                    gameEvents: GameEventKinds = .all, engine: EngineBoards? = nil, state: DaemonState? = nil) throws(AppFailure) -> Daemon {
+                    gameEvents: GameEventKinds = .all, engine: EngineBoards? = nil, state: DaemonState? = nil,
+                    program: DisplayName? = nil) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
         let keyFile = settings.identityFile ?? state?.directory?.identityPath
@@ -72,6 +73,7 @@ struct DaemonSetup {
         config.deadAfter = settings.peerTimeout
         config.bot = bot
         config.engine = engine
+        config.program = program
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
         config.maxGamesPerPeerPerMinute = maxGamesPerPeer

@@ -42,6 +42,7 @@ public enum PeersApp {
         if config.json {
             let list = found.map { p -> JSON in
                 .object([("id", .string(p.id.description)), ("name", .string(p.name)), ("kind", .string(kind(p.capabilities))),
+                         ("program", p.program.map { .string($0) } ?? .null),
                          ("addresses", .array(p.addresses.map { .string($0) })), ("port", .int(Int(p.port))),
                          ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))])
             }
@@ -57,7 +58,7 @@ public enum PeersApp {
     static func table(_ peers: [PresencePeer]) -> [String] {
         let header = ["NAME", "ID", "KIND", "ADDRESSES", "PORT", "STATE", "FOUND BY"]
         let rows = peers.map { p in
-            [p.name, String(p.id.description.prefix(8)), kind(p.capabilities), p.addresses.joined(separator: ","),
+            [p.name, String(p.id.description.prefix(8)), kind(p.capabilities) + (p.program.map { ": \($0)" } ?? ""), p.addresses.joined(separator: ","),
              String(p.port), p.state.description, p.via.names.joined(separator: ", ")]
         }
         let widths = header.indices.map { i in ([header] + rows).map { $0[i].count }.max() ?? 0 }

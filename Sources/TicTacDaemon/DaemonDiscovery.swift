@@ -13,7 +13,7 @@ extension Daemon {
                                broadcast: Bool = true, random: any RandomNumberGenerator) throws(NetError) {
         let local = LocalPresence(id: core.config.instanceID, name: core.config.name, port: self.port,
                                   fieldPort: fieldPort, capabilities: core.config.capabilities,
-                                  state: core.presenceState)
+                                  state: core.presenceState, program: core.config.program)
         let d = try PresenceService(reactor: reactor, local: local, port: port, interfaces: interfaces,
                                     config: config, broadcast: broadcast,
                                     key: PresenceKey(privateKey: core.config.identity.privateKey), random: random)

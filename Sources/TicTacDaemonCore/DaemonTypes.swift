@@ -25,6 +25,9 @@ public struct DaemonConfig {
     /// (`tictac bot --engine`): the boards it plays. 3 x 3 stays the built-in bot's; any other
     /// board is declined `unsupported`.
     public var engine: EngineBoards?
+    /// The program playing under our name, told in HELLO field 9 and ANNOUNCE field 13 (an
+    /// engine bot's ABOUT: "pbrain-tiny 1.0"); lobbies show it as "(bot: pbrain-tiny 1.0)".
+    public var program: DisplayName?
     /// Nodes the bot may search per move on a board larger than 3 x 3. A count, not a clock, so
     /// a bot's move is a function of the position and the seed (a capture replays exactly).
     public var botNodes: Int = Bot.defaultSearchNodes
@@ -133,9 +136,12 @@ public struct PeerInfo: Sendable, Equatable, Hashable {
     public var state: PresenceState
     /// How discovery knows it; empty for a peer only known by a link.
     public var via: PeerSources
+    /// The program playing under its name, when it says (HELLO field 9, ANNOUNCE field 13).
+    public var program: String?
 
     public init(id: ID128, name: String, addresses: [String], port: UInt16?, capabilities: Capabilities,
-                state: PresenceState = .idle, via: PeerSources = []) {
+                state: PresenceState = .idle, via: PeerSources = [], program: String? = nil) {
+        self.program = program
         self.id = id
         self.name = name
         self.addresses = addresses
@@ -145,8 +151,9 @@ public struct PeerInfo: Sendable, Equatable, Hashable {
         self.via = via
     }
 
-    public init(id: ID128, name: String, address: String, port: UInt16?, capabilities: Capabilities) {
-        self.init(id: id, name: name, addresses: [address], port: port, capabilities: capabilities)
+    public init(id: ID128, name: String, address: String, port: UInt16?, capabilities: Capabilities,
+                program: String? = nil) {
+        self.init(id: id, name: name, addresses: [address], port: port, capabilities: capabilities, program: program)
     }
 
     /// The address to show a person: the first (the one a link came from, or the most recently

@@ -26,7 +26,8 @@ struct Handshake {
     func hello(on link: Link) -> Message {
         .hello(Hello(minVersion: config.versions.lowerBound, maxVersion: config.versions.upperBound,
                      instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
-                     publicKey: config.identity.publicKey, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey))
+                     publicKey: config.identity.publicKey, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey,
+                     program: config.program))
     }
 
     /// A message on a link that is not ready yet.
@@ -97,7 +98,7 @@ struct Handshake {
         link.pendingCipher = nil
         let heir = link.heir
         let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
-                            port: link.port, capabilities: hello.capabilities)
+                            port: link.port, capabilities: hello.capabilities, program: hello.program?.value)
         link.handshake = .ready(peer, version: version, announced: false)
         return .proven(peer, heir: heir)
     }

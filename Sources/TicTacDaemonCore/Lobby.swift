@@ -90,7 +90,8 @@ final class Lobby {
     private func info(_ p: PresencePeer, link: PeerInfo?) -> PeerInfo {
         let proven = p.signed ? nil : link
         return PeerInfo(id: p.id, name: proven?.name ?? p.name, addresses: p.addresses, port: proven == nil ? p.port : proven?.port,
-                        capabilities: link?.capabilities ?? p.capabilities, state: p.state, via: p.via)
+                        capabilities: link?.capabilities ?? p.capabilities, state: p.state, via: p.via,
+                        program: proven?.program ?? p.program ?? link?.program)
     }
 }
 

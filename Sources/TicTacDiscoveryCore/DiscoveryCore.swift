@@ -40,6 +40,8 @@ public struct DiscoveryCore: SansIOCore {
         /// The signed ANNOUNCE this view holds, whole (a copy heard elsewhere is known by its
         /// bytes, not checked again); nil: unsigned.
         var signed: [UInt8]? = nil
+        /// ANNOUNCE field 13 (broadcast only).
+        var program: String? = nil
     }
 
     struct Entry {
@@ -262,7 +264,8 @@ public struct DiscoveryCore: SansIOCore {
                          capabilities: local.capabilities, fieldPort: local.fieldPort,
                          state: local.state.rawValue, minVersion: local.versions.lowerBound,
                          maxVersion: local.versions.upperBound,
-                         intervalMillis: min(max(interval, Announce.intervalRange.lowerBound), Announce.intervalRange.upperBound))
+                         intervalMillis: min(max(interval, Announce.intervalRange.lowerBound), Announce.intervalRange.upperBound),
+                         program: local.program)
         broadcast(.announce(a), now: now)
         lastAnnounce = now
         dueSooner = nil
@@ -312,7 +315,7 @@ public struct DiscoveryCore: SansIOCore {
         let view = View(name: a.name.value, addresses: addresses, port: a.tcpPort, fieldPort: a.fieldPort,
                         capabilities: a.capabilities, versions: a.minVersion...a.maxVersion,
                         state: PresenceState(rawValue: a.state) ?? .busy, updated: now,
-                        expires: now + life, addressLife: life, signed: signed)
+                        expires: now + life, addressLife: life, signed: signed, program: a.program?.value)
         entries[id]?.views[PeerSources.broadcast.rawValue] = view
         entries[id]?.heard += 1
         entries[id]?.lastHeard = now
@@ -377,13 +380,14 @@ public struct DiscoveryCore: SansIOCore {
             .max(by: { $0.updated < $1.updated }) ?? newest
         // Broadcast carries the display name as the player chose it; DNS-SD's may be renamed.
         let name = entry.views[PeerSources.broadcast.rawValue]?.name ?? told.name
+        let program = entry.views[PeerSources.broadcast.rawValue]?.program // DNS-SD's TXT has none
         // What the peer offers is what any source says it offers: the field's service says only
         // the field, DNS-SD's TXT has no bot bit (Protocol.md §10).
         let offered = signedView?.capabilities ?? entry.views.values.reduce(Capabilities()) { $0.union($1.capabilities) }
         let fieldPort = signedView?.fieldPort ?? entry.views.values.map(\.fieldPort).max() ?? 0
         let peer = PresencePeer(id: id, name: name, addresses: addresses, port: told.port, fieldPort: fieldPort,
                                 capabilities: offered, versions: told.versions,
-                                state: told.state, via: via, signed: signedView != nil)
+                                state: told.state, via: via, signed: signedView != nil, program: program)
         guard peer != entry.shown else { return }
         entries[id]?.shown = peer
         // The addresses come most recently heard first, so a peer heard by turns at two of them

@@ -21,11 +21,14 @@ public struct PresencePeer: Sendable, Equatable {
     /// True when name, ports, state and offers come from a signed ANNOUNCE (Protocol.md §7):
     /// the peer holds the key of its id. False: a hint (version-1 ANNOUNCE, DNS-SD).
     public var signed: Bool
+    /// The program playing under this name, as its ANNOUNCE says (field 13); nil: not said.
+    public var program: String?
 
     public init(id: ID128, name: String, addresses: [String], port: UInt16, fieldPort: UInt16 = 0,
                 capabilities: Capabilities, versions: ClosedRange<UInt8>, state: PresenceState,
-                via: PeerSources, signed: Bool = false) {
+                via: PeerSources, signed: Bool = false, program: String? = nil) {
         self.signed = signed
+        self.program = program
         self.id = id
         self.name = name
         self.addresses = addresses
@@ -97,9 +100,13 @@ public struct LocalPresence: Sendable, Equatable {
     public var capabilities: Capabilities
     public var versions: ClosedRange<UInt8>
     public var state: PresenceState
+    /// The program playing under our name (an engine bot's ABOUT), announced in field 13.
+    public var program: DisplayName?
 
     public init(id: ID128, name: DisplayName, port: UInt16, fieldPort: UInt16 = 0, capabilities: Capabilities,
-                versions: ClosedRange<UInt8> = ProtocolVersion.supported, state: PresenceState = .idle) {
+                versions: ClosedRange<UInt8> = ProtocolVersion.supported, state: PresenceState = .idle,
+                program: DisplayName? = nil) {
+        self.program = program
         self.id = id
         self.name = name
         self.port = port

@@ -61,7 +61,8 @@ extension FullScreenModel {
         let end = min(peers.count, start + visible)
         let columns = width - Self.margin.count - 2 // after the margin and the selection mark
         let tails = peers[start..<end].map { ("  " + $0.address, peerTail($0)) }
-        // Names make room for the addresses (and "(bot)"); a longer note drops its row's address.
+        // Names make room for the addresses (and "(bot)"); a longer note (a bot's program) drops
+        // its row's address.
         let widest = peers[start..<end].map { textWidth("  " + $0.address + ($0.capabilities.contains(.bot) ? "  (bot)" : "")) }.max() ?? 0
         let nameWidth = max(min(4, columns), min(28, peers[start..<end].map { textWidth($0.name) }.max() ?? 0, columns - widest))
         for (offset, i) in (start..<end).enumerated() {
@@ -89,7 +90,7 @@ extension FullScreenModel {
 
     /// What follows a peer's address: a bot, our invitation waiting or its, what it announces.
     private func peerTail(_ p: PeerInfo) -> String {
-        var text = p.capabilities.contains(.bot) ? "  (bot)" : ""
+        var text = p.kindLabel.map { "  " + $0 } ?? ""
         if isEarlierInstance(p) { text += "  earlier instance" }
         // The peer we invited announces itself busy with our own invitation: say what it is.
         if outgoing?.id == p.id {

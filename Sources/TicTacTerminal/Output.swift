@@ -189,7 +189,8 @@ public struct OutputFormatter: Sendable {
     static func peer(_ p: PeerInfo) -> [(String, JSON)] {
         [("id", .string(p.id.description)), ("name", .string(p.name)),
          ("addresses", .array(p.addresses.map { .string($0) })), ("port", p.port.map { .int(Int($0)) } ?? .null),
-         ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) }))]
+         ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) })),
+         ("program", p.program.map { .string($0) } ?? .null)]
     }
 
     /// Why the opponent is gone, said once: the reason when there is one ("ben left", "no answer
@@ -335,11 +336,11 @@ public struct OutputFormatter: Sendable {
         case let .peers(list):
             guard !list.isEmpty else { return ["Available Peers: none yet"] }
             return ["Available Peers:"] + list.map { "  \($0.name)  \($0.id.description.prefix(8))  \($0.address)  \($0.state)" }
-        case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)"]
+        case let .peerFound(p): return ["Peer found: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)\(p.kindNote)"]
         case let .peerLost(p, reason): return ["Peer lost: \(p.name) (\(reason))"]
         // Worded as "Peer found" is, so it never reads like an answer: "Peer bob is busy" right
         // after an invitation to bob looked like bob's DECLINE `busy` ("bob is busy").
-        case let .peerUpdated(p): return ["Peer updated: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)"]
+        case let .peerUpdated(p): return ["Peer updated: \(p.name) (\(p.id.description.prefix(8))) at \(p.address), \(p.state)\(p.kindNote)"]
         case let .invited(p, size):
             let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
             return ["\(p.name) invites you to play\(board): accept or decline?"]

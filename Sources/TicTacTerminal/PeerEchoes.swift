@@ -18,8 +18,8 @@ struct PeerEchoes {
     private func shown(_ p: PeerInfo) -> [String] {
         switch style {
         case .json: [p.name, p.addresses.sorted().joined(separator: " "), p.port.map { String($0) } ?? "-",
-                     p.state.description, p.via.names.joined(separator: " ")]
-        case .text: [p.name, p.address, p.state.description]
+                     p.state.description, p.via.names.joined(separator: " "), p.program ?? ""]
+        case .text: [p.name, p.address, p.state.description, p.kindNote]
         }
     }
 

@@ -113,6 +113,21 @@ public struct DisplayName: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { value }
 
+    /// `text` made a display name where it can be: control and bidirectional characters
+    /// dropped, cut to `maxBytes` at a character boundary, surrounding white space trimmed;
+    /// nil when nothing visible is left. For text from a program (an engine's ABOUT).
+    public init?(fitting text: String) {
+        var kept = String.UnicodeScalarView(), used = 0
+        for s in text.unicodeScalars where !Self.isControl(s) && !Self.isBidiControl(s) {
+            guard used + UTF8.width(s) <= Self.maxBytes else { break }
+            used += UTF8.width(s)
+            kept.append(s)
+        }
+        while let last = kept.last, last.properties.isWhitespace { kept.removeLast() }
+        guard let name = try? DisplayName(String(kept.drop { $0.properties.isWhitespace })) else { return nil }
+        self = name
+    }
+
     /// The bidirectional formatting characters (Protocol.md §1): embeddings and overrides
     /// U+202A..U+202E, isolates U+2066..U+2069, the marks U+200E, U+200F and U+061C.
     static func isBidiControl(_ s: Unicode.Scalar) -> Bool {

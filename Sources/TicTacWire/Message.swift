@@ -85,13 +85,16 @@ public struct Hello: Sendable, Equatable {
     public var ephemeralKey: [UInt8]?
     /// An X25519 public key's length in bytes.
     public static let ephemeralKeyLength = 32
+    /// Field 9, optional: the program playing under this name (an engine's "pbrain-tiny 1.0").
+    public var program: DisplayName?
 
     /// Without `maxVersion`, as high as the fields allow: version 1 without an ephemeral key
     /// (version 2 needs field 8), else the highest this build speaks.
     public init(minVersion: UInt8 = ProtocolVersion.supported.lowerBound, maxVersion: UInt8? = nil,
                 instanceID: ID128, name: DisplayName, capabilities: Capabilities,
-                publicKey: [UInt8], nonce: ID128, ephemeralKey: [UInt8]? = nil) {
+                publicKey: [UInt8], nonce: ID128, ephemeralKey: [UInt8]? = nil, program: DisplayName? = nil) {
         self.ephemeralKey = ephemeralKey
+        self.program = program
         self.minVersion = minVersion
         self.maxVersion = maxVersion ?? (ephemeralKey == nil ? 1 : ProtocolVersion.supported.upperBound)
         self.instanceID = instanceID
@@ -140,13 +143,17 @@ public struct Announce: Sendable, Equatable {
     public var maxVersion: UInt8
     /// The sender's announce interval in milliseconds: receivers expire it after three.
     public var intervalMillis: UInt16
+    /// Field 13, optional: the program playing under this name (an engine's "pbrain-tiny 1.0").
+    public var program: DisplayName?
 
     /// Interval limits: a shorter one would flood the LAN, a longer one keeps the dead too long.
     public static let intervalRange: ClosedRange<UInt16> = 100...60_000
 
     public init(instanceID: ID128, name: DisplayName, tcpPort: UInt16, capabilities: Capabilities,
                 fieldPort: UInt16 = 0, state: UInt8 = 0, minVersion: UInt8 = ProtocolVersion.supported.lowerBound,
-                maxVersion: UInt8 = ProtocolVersion.supported.upperBound, intervalMillis: UInt16 = 2000) {
+                maxVersion: UInt8 = ProtocolVersion.supported.upperBound, intervalMillis: UInt16 = 2000,
+                program: DisplayName? = nil) {
+        self.program = program
         self.instanceID = instanceID
         self.name = name
         self.tcpPort = tcpPort

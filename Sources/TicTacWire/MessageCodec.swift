@@ -21,6 +21,7 @@ extension Message {
             f.raw(6, h.publicKey)
             f.id(7, h.nonce)
             if let key = h.ephemeralKey { f.raw(8, key) }
+            if let program = h.program { f.string(9, program.value) }
         case let .error(code, message):
             f.int(1, code)
             f.string(2, DisplayText.clean(message, maxBytes: Self.maxErrorText))
@@ -91,6 +92,8 @@ extension Message {
             f.int(7, a.minVersion)
             f.int(8, a.maxVersion)
             f.int(9, a.intervalMillis)
+            // Before the seal (tags 10..12) when signed: the signature must be last (Protocol.md §6).
+            if let program = a.program { f.string(13, program.value) }
         case let .query(id), let .goodbye(id):
             f.id(1, id)
         case let .sphere(s):
@@ -146,7 +149,8 @@ extension Message {
             self = .hello(Hello(minVersion: minV, maxVersion: maxV, instanceID: try f.id(3),
                                 name: try f.name(4), capabilities: Capabilities(rawValue: try f.int(5)),
                                 publicKey: Array(try f.raw(6, length: Hello.publicKeyLength)), nonce: try f.id(7),
-                                ephemeralKey: f.has(8) ? Array(try f.raw(8, length: Hello.ephemeralKeyLength)) : nil))
+                                ephemeralKey: f.has(8) ? Array(try f.raw(8, length: Hello.ephemeralKeyLength)) : nil,
+                                program: f.has(9) ? try f.name(9) : nil))
         case .error:
             self = .error(code: try f.int(1), message: try f.text(2, maxBytes: Self.maxErrorText))
         case .ping:
@@ -247,7 +251,8 @@ extension Message {
             self = .announce(Announce(instanceID: try f.id(1), name: try f.name(2), tcpPort: port,
                                       capabilities: Capabilities(rawValue: try f.int(4)),
                                       fieldPort: try f.int(5), state: try f.int(6),
-                                      minVersion: minV, maxVersion: maxV, intervalMillis: interval))
+                                      minVersion: minV, maxVersion: maxV, intervalMillis: interval,
+                                      program: f.has(13) ? try f.name(13) : nil))
         case .query:
             self = .query(from: try f.id(1))
         case .goodbye:

@@ -150,15 +150,16 @@ func forgedAnnounce(_ id: ID128, name: String = "mallory", port: UInt16 = 6666, 
     }
 }
 
-/// Protocol.md §6's signed GOODBYE vector: our signer makes exactly its bytes, and they verify.
+/// Protocol.md §6's signed GOODBYE and ANNOUNCE vectors: our signer makes exactly their bytes,
+/// and they verify.
 @Suite struct SignedPresenceVectorTests {
-    /// The bytes of the ```hex block marked `identity=signed-goodbye`.
-    static func vector() throws -> [UInt8] {
+    /// The bytes of the ```hex block marked `identity=<marker>`.
+    static func vector(_ marker: String = "signed-goodbye") throws -> [UInt8] {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Protocol.md").standardized
         let text = try String(contentsOf: url, encoding: .utf8)
         var bytes: [UInt8] = [], inside = false
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("```hex ") && line.contains("identity=signed-goodbye") { inside = true; continue }
+            if line.hasPrefix("```hex ") && line.contains("identity=\(marker)") { inside = true; continue }
             if inside && line.hasPrefix("```") { break }
             guard inside else { continue }
             let code = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -174,7 +175,8 @@ func forgedAnnounce(_ id: ID128, name: String = "mallory", port: UInt16 = 6666, 
         return bytes
     }
 
-    @Test func theSignedGoodbyeVectorIsOurs() throws {
+    /// RFC 8032's first test key.
+    static func rfc8032Key() throws -> PresenceKey {
         let rfc8032 = "9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"
         var seed: [UInt8] = []
         var i = rfc8032.startIndex
@@ -183,12 +185,35 @@ func forgedAnnounce(_ id: ID128, name: String = "mallory", port: UInt16 = 6666, 
             seed.append(try #require(UInt8(rfc8032[i..<j], radix: 16)))
             i = j
         }
-        let key = try #require(PresenceKey(privateKey: seed))
+        return try #require(PresenceKey(privateKey: seed))
+    }
+
+    @Test func theSignedGoodbyeVectorIsOurs() throws {
+        let key = try Self.rfc8032Key()
         let v = try Self.vector()
         #expect(v.count == 144)
         #expect(key.seal(.goodbye(key.instanceID), version: 1, timestamp: 1_700_000_000_000) == v)
         let seal = try #require(try PresenceSeal.read(v))
         #expect(PresenceKey.verify(v, seal: seal, id: key.instanceID))
         #expect(try Message(datagram: v) == .goodbye(key.instanceID))
+    }
+
+    /// The ANNOUNCE of an engine bot: field 13 (the program) comes before the seal and is signed.
+    @Test func theSignedAnnounceWithAProgramIsOurs() throws {
+        let key = try Self.rfc8032Key()
+        let v = try Self.vector("signed-announce")
+        let announce = Announce(instanceID: key.instanceID, name: "gomoku".display, tcpPort: 49152,
+                                capabilities: [.tictactoe, .bot], fieldPort: 0, state: 0, minVersion: 1, maxVersion: 2,
+                                intervalMillis: 2000, program: "pbrain-tiny 1.0".display)
+        #expect(v.count == 205)
+        #expect(key.seal(.announce(announce), version: 1, timestamp: 1_700_000_000_000) == v)
+        let seal = try #require(try PresenceSeal.read(v))
+        #expect(PresenceKey.verify(v, seal: seal, id: key.instanceID))
+        #expect(try Message(datagram: v) == .announce(announce))
+        // The program is signed: a changed byte of it breaks the signature.
+        var altered = v
+        let at = try #require((0..<(v.count - 15)).first { Array(v[$0..<($0 + 15)]) == Array("pbrain-tiny 1.0".utf8) })
+        altered[at] ^= 0x20
+        #expect(!PresenceKey.verify(altered, seal: seal, id: key.instanceID))
     }
 }

@@ -50,9 +50,13 @@ import Testing
             .move(cell: .max), .move(cell: 4), .resign, .timeUp,
             .announce(Announce(instanceID: Self.alice, name: alice, tcpPort: 49152, capabilities: [.bot],
                                fieldPort: 0, state: 2, intervalMillis: 60_000)),
+            .announce(Announce(instanceID: Self.alice, name: alice, tcpPort: 1, capabilities: [.tictactoe, .bot],
+                               intervalMillis: 100, program: wide)),
             .query(from: Self.alice), .goodbye(Self.game),
             .sphere(Sphere(instanceID: Self.alice, sequence: .max, x: 0, y: 999, red: 0, green: 128, blue: 255, name: alice)),
             .fieldLeave(Self.alice, sequence: 0),
+            .hello(Hello(minVersion: 1, maxVersion: 2, instanceID: Self.alice, name: alice, capabilities: [.tictactoe, .bot],
+                         publicKey: Self.key, nonce: Self.game, ephemeralKey: Self.key, program: wide)),
         ]
     }
 
