@@ -21,4 +21,15 @@ struct PeersTableTests {
         let at = { (line: String, word: String) in line.range(of: word).map { line.distance(from: line.startIndex, to: $0.lowerBound) } }
         #expect(at(lines[0], "STATE") == at(lines[1], "idle") && at(lines[1], "idle") == at(lines[2], "playing"))
     }
+
+    /// A bot that names its program (ANNOUNCE field 13) says which in KIND.
+    @Test func anEngineBotNamesItsProgram() {
+        let peers = [
+            PresencePeer(id: ID128(high: 0x1234_5678_0000_0000, low: 1), name: "gomoku", addresses: ["198.18.0.1"], port: 40000,
+                         capabilities: [.tictactoe, .bot], versions: 1...2, state: .idle, via: .broadcast, signed: true,
+                         program: "pbrain-tiny 1.0"),
+        ]
+        let lines = PeersApp.table(peers)
+        #expect(lines[1].hasPrefix("gomoku  12345678  bot: pbrain-tiny 1.0  198.18.0.1"), "\(lines)")
+    }
 }

@@ -145,4 +145,19 @@ import TicTacTime
         #expect(!log.has { if case .protocolError = $0 { true } else { false } })
         #expect(logged.lines.contains { $0.contains("unexpected-message") && $0.contains("itself") }, "\(logged.lines)")
     }
+
+    /// HELLO field 9 (Protocol.md §6): a peer known only by its link (`--connect`, no
+    /// discovery) shows the program playing under its name; a daemon without one says none.
+    @Test func aLinkedPeerShowsTheProgramItsHelloNames() throws {
+        let (reactor, a, b, la, lb) = try pair("ann", "gomoku", botB: .perfect) { c in
+            if c.name.value == "gomoku" { c.program = try? DisplayName("pbrain-tiny 1.0") }
+        }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        try #require(try run(reactor, for: .seconds(2)) { found(la) == 1 && found(lb) == 1 })
+        let seen = la.events.compactMap { if case let .peerFound(p) = $0 { p } else { nil } }
+        #expect(seen.first?.program == "pbrain-tiny 1.0" && seen.first?.name == "gomoku")
+        #expect(a.core.peers.first?.program == "pbrain-tiny 1.0")
+        let back = lb.events.compactMap { if case let .peerFound(p) = $0 { p } else { nil } }
+        #expect(back.first?.name == "ann" && back.first?.program == nil)
+    }
 }

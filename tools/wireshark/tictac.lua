@@ -30,7 +30,8 @@ local letters = "abcdefghijkmopstuvwx" -- the front's column letters (CellName.s
 -- Per type: tag -> { field name, kind }. Kinds: u8 u16 u32 u64 i32 id str bytes.
 local fields_of = {
   [0x01] = { {"min_version", "u8"}, {"max_version", "u8"}, {"instance_id", "id"}, {"name", "str"},
-             {"capabilities", "u32"}, {"public_key", "bytes"}, {"nonce", "id"}, {"ephemeral_key", "bytes"} },
+             {"capabilities", "u32"}, {"public_key", "bytes"}, {"nonce", "id"}, {"ephemeral_key", "bytes"},
+             {"program", "str"} },
   [0x02] = { {"error_code", "u16"}, {"message", "str"} },
   [0x03] = { {"ping_nonce", "u64"} },
   [0x04] = { {"ping_nonce", "u64"} },
@@ -55,7 +56,7 @@ local fields_of = {
   [0x30] = { {"instance_id", "id"}, {"name", "str"}, {"tcp_port", "u16"}, {"capabilities", "u32"},
              {"field_port", "u16"}, {"state", "u8"}, {"min_version", "u8"}, {"max_version", "u8"},
              {"interval_ms", "u16"}, [10] = {"presence_key", "bytes"}, [11] = {"presence_time_ms", "u64"},
-             [12] = {"presence_signature", "bytes"} },
+             [12] = {"presence_signature", "bytes"}, [13] = {"program", "str"} },
   [0x31] = { {"instance_id", "id"} },
   [0x32] = { {"instance_id", "id"}, [10] = {"presence_key", "bytes"}, [11] = {"presence_time_ms", "u64"},
              [12] = {"presence_signature", "bytes"} },
