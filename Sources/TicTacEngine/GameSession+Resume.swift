@@ -35,13 +35,16 @@ extension GameSession {
             try receiveInGame(.move(cell: UInt16(cell)), now: now)
             return
         }
-        if let remaining {
-            let least = Duration.seconds(Int64(Self.minimumMoveTime))
-            phase = .playing(ourTurn: ourTurn, clock: now + max(remaining, least))
-        } else {
-            phase = .playing(ourTurn: ourTurn, clock: nil)
-        }
+        let least = Duration.seconds(Int64(Self.minimumMoveTime))
+        let left = remaining.map { max($0, least) }
+        phase = .playing(ourTurn: ourTurn, clock: left.map { now + $0 })
         show(ourTurn ? .yourTurn : .opponentTurn)
+        // The front counts down what is really left (the peer's clock holds its grace too), in
+        // whole seconds rounded up.
+        if let left, case let shown = ourTurn ? left : max(.zero, left - Self.moveGrace), shown < .seconds(Int64(agreedMoveTime)) {
+            let (s, atto) = shown.components
+            show(.turnClock(seconds: Int(s) + (atto > 0 ? 1 : 0)))
+        }
     }
 
     /// What the front needs to draw a resumed game from nothing: the start and the board (the

@@ -31,6 +31,9 @@ public enum GameEvent: Sendable, Equatable {
     case timeUp(yours: Bool, clock: Clock)
     case yourTurn
     case opponentTurn
+    /// The turn just shown has `seconds` left, not the whole move time: a resumed game's clock
+    /// goes on from where the lost link stopped it (GameSession.resume).
+    case turnClock(seconds: Int)
     case opponentMoved(cell: Int)
     /// The board after every move.
     case board(Board)
@@ -62,7 +65,8 @@ public struct GameEventKinds: OptionSet, Sendable {
     public static let score = GameEventKinds(rawValue: 1 << 8)
     public static let interrupted = GameEventKinds(rawValue: 1 << 9)
     public static let left = GameEventKinds(rawValue: 1 << 10)
-    public static let all = GameEventKinds(rawValue: (1 << 11) - 1)
+    public static let turnClock = GameEventKinds(rawValue: 1 << 11)
+    public static let all = GameEventKinds(rawValue: (1 << 12) - 1)
 }
 
 extension GameEvent {
@@ -73,6 +77,7 @@ extension GameEvent {
         case .timeUp: .timeUp
         case .yourTurn: .yourTurn
         case .opponentTurn: .opponentTurn
+        case .turnClock: .turnClock
         case .opponentMoved: .opponentMoved
         case .board: .board
         case .gameOver: .gameOver

@@ -41,6 +41,8 @@ extension FullScreenModel {
         case .opponentTurn:
             game?.phase = .opponentTurn
             startClock()
+        case let .turnClock(seconds):
+            game?.clockLeft = seconds
         case let .opponentMoved(cell):
             game?.lastMove = cell
         case let .board(board):

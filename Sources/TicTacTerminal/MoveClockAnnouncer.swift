@@ -24,6 +24,9 @@ struct MoveClockAnnouncer {
             // warning's own 10 s is said whole by the turn's line instead.
             if case .game(.yourTurn, _) = event { turn = (opponent, true) } else { turn = (opponent, false) }
             deadline = moveTime > Self.warning ? now + .seconds(moveTime - Self.warning) : nil
+        case let .game(.turnClock(seconds), _):
+            // A resumed game's turn has only what was left (its line says how much).
+            deadline = seconds > Self.warning ? now + .seconds(seconds - Self.warning) : nil
         case .game(.gameStarted, _), .game(.gameOver, _), .game(.timeUp, _), .game(.left, _), .game(.interrupted, _),
              .gameInterrupted, .gameAdjourned, .gameVoid, .disconnected, .matchEnded:
             deadline = nil // no turn runs: nothing to warn of

@@ -287,6 +287,7 @@ public struct OutputFormatter: Sendable {
                                       ("message", .string(Self.leftText(yours: yours, inRoll: inRoll, opponent: opponent.name)))])
             case .yourTurn: return ev("your-turn", moveTime > 0 ? [("seconds", .int(moveTime))] : [])
             case .opponentTurn: return ev("opponent-turn", moveTime > 0 ? [("seconds", .int(moveTime))] : [])
+            case let .turnClock(seconds): return ev("turn-clock", [("seconds", .int(seconds))])
             case let .opponentMoved(cell):
                 return ev("opponent-moved", [("cell", .int(cell + 1)), ("name", .string(CellName.name(cell, on: size)))])
             case let .board(board):
@@ -388,6 +389,7 @@ public struct OutputFormatter: Sendable {
             // Under a minute a move's time matters from the start (as on the full screen).
             case .yourTurn: return ["Your Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
             case .opponentTurn: return ["Opponent's Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
+            case let .turnClock(seconds): return ["\(seconds) s left to move: the clock goes on from where the link was lost"]
             case let .opponentMoved(cell):
                 return [size == .classic ? "Opponent played \(cell + 1)"
                                          : "Opponent played \(CellName.name(cell, on: size)) (\(cell + 1))"]

@@ -80,4 +80,28 @@ import TicTacTime
         p.inject(.timeUp, toA: true) // a is to move: b's clock is not running
         #expect(p.failures.first?.code == .unexpectedMessage)
     }
+
+    /// A lost link stops the clock; the resumed turn has what was left, and both fronts are
+    /// told it (`turnClock`): not the whole move time again (Protocol.md §13).
+    @Test func aResumedTurnShowsTheTimeThatWasLeft() throws {
+        var p = pair(seconds: 30)
+        p.advance(to: p.now + .milliseconds(12_500))
+        #expect(p.a.pause(now: p.now) && p.b.pause(now: p.now))
+        p.advance(to: p.now + .seconds(100)) // paused: no clock runs
+        #expect(p.failures.isEmpty && p.a.isPaused)
+        let (ma, mb) = (p.shownA.count, p.shownB.count)
+        try p.a.resume(now: p.now)
+        try p.b.resume(now: p.now)
+        p.pump()
+        #expect(Array(p.shownA[ma...]) == [.yourTurn, .turnClock(seconds: 18)]) // 17.5 s left, rounded up
+        #expect(Array(p.shownB[mb...]) == [.opponentTurn, .turnClock(seconds: 18)]) // its grace is not shown
+        #expect(p.a.pollTimeout() == p.now + .milliseconds(17_500))
+        // A turn with its whole time left says nothing more.
+        var q = pair(seconds: 30)
+        #expect(q.a.pause(now: q.now) && q.b.pause(now: q.now))
+        let n = q.shownA.count
+        try q.a.resume(now: q.now)
+        q.pump()
+        #expect(Array(q.shownA[n...]) == [.yourTurn])
+    }
 }

@@ -108,6 +108,29 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
         #expect(clock.deadline == nil && clock.due(now: at(50)) == nil)
     }
 
+    /// A resumed turn counts from what was left (`turnClock`), on plain lines, JSON and the full screen.
+    @Test func aResumedTurnCountsWhatWasLeft() {
+        var clock = MoveClockAnnouncer()
+        clock.after(.game(.rolls(yours: 1, theirs: 2, moveTime: 30), opponent: bob), now: at(0))
+        clock.after(.game(.yourTurn, opponent: bob), now: at(100))
+        clock.after(.game(.turnClock(seconds: 18), opponent: bob), now: at(100))
+        #expect(clock.deadline == at(108), "10 s before the 18 left, not 20 s into a whole 30")
+        clock.after(.game(.turnClock(seconds: 7), opponent: bob), now: at(200))
+        #expect(clock.deadline == nil, "under 10 s left: the line said it")
+        #expect(OutputFormatter(style: .text).lines(for: .game(.turnClock(seconds: 18), opponent: bob))
+                == ["18 s left to move: the clock goes on from where the link was lost"])
+        #expect(OutputFormatter(style: .json).lines(for: .game(.turnClock(seconds: 18), opponent: bob)).joined()
+                    .contains(#""event":"turn-clock","seconds":18"#))
+        var m = FullScreenModel(color: false)
+        m.apply(.ready(name: "ann", id: ID128(high: 1, low: 1), port: 50000))
+        m.apply(.game(.rolls(yours: 4, theirs: 9, moveTime: 30), opponent: bob))
+        m.apply(.game(.gameStarted(piece: .x, first: true, size: .classic), opponent: bob))
+        m.apply(.game(.yourTurn, opponent: bob))
+        #expect(m.clockText == "30 s")
+        m.apply(.game(.turnClock(seconds: 18), opponent: bob))
+        #expect(m.clockText == "18 s")
+    }
+
     @Test func noClockNoLine() {
         var clock = MoveClockAnnouncer()
         clock.after(.game(.rolls(yours: 1, theirs: 2, moveTime: 0), opponent: bob), now: at(0))
