@@ -130,9 +130,8 @@ final class Link {
     /// the link are stale). A deadline that moves later (every frame heard moves it) keeps
     /// the entry; the timer then comes early, once, and the entry moves to the real deadline.
     var heapAt: Instant?
-    /// PINGs heard in the current second, and when that second began (the flood limit,
-    /// `DaemonConfig.maxPingsPerSecond`).
-    var pingWindow: (start: Instant, count: Int)?
+    /// PINGs heard in the current second (the flood limit, `DaemonConfig.maxPingsPerSecond`).
+    var pings = RateWindow()
     /// Invitations of the peer's we declined in the current second (`maxDeclinesPerLinkPerSecond`).
     var declines = RateWindow()
     /// WATCHes within the current second (Spectators, Protocol.md §14).
@@ -152,16 +151,6 @@ final class Link {
     }
 
     var closing: Bool { closeReason != nil }
-
-    /// Counts a PING heard at `now`: false once more than `limit` came within one second.
-    func countPing(now: Instant, limit: Int) -> Bool {
-        if let w = pingWindow, now - w.start < .seconds(1) {
-            pingWindow = (w.start, w.count + 1)
-            return w.count < limit
-        }
-        pingWindow = (now, 1)
-        return true
-    }
 
     // The handshake, read.
 
