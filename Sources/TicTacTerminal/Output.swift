@@ -121,15 +121,22 @@ public struct OutputFormatter: Sendable {
     /// turn's line says it when it runs.
     public var moveTime = 0
 
+    /// A game-resumed came and its game's start has not been shown yet, and whether the start
+    /// being shown now is that resumed game's (said as going on, not as new).
+    private var resuming = false
+    private var resumedStart = false
+
     public init(style: Style) { self.style = style }
 
     /// Follows the events that shape later lines: call with every event before its lines.
     public mutating func note(_ event: OutputEvent) {
+        if case .gameResumed = event { resuming = true }
         guard case let .game(g, _) = event else { return }
         switch g {
         case let .gameStarted(_, _, size):
             self.size = size
             ending = nil
+            (resumedStart, resuming) = (resuming, false)
         case let .rolls(_, _, seconds): moveTime = seconds
         case let .timeUp(yours, _): ending = .time(yours: yours)
         case let .left(yours, _): ending = .left(yours: yours)
@@ -277,6 +284,7 @@ public struct OutputFormatter: Sendable {
                     ("opponent", .object([("id", .string(opponent.id.description)), ("name", .string(opponent.name))])),
                     ("piece", .string(String(piece.symbol))), ("first", .bool(first)),
                     ("rows", .int(size.rows)), ("cols", .int(size.cols)), ("k", .int(size.k)),
+                    ("resumed", .bool(resumedStart)),
                 ])
             case let .rolls(yours, theirs, moveTime):
                 return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime))])
@@ -377,8 +385,12 @@ public struct OutputFormatter: Sendable {
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):
+                let board = "\(size.rows)x\(size.cols), \(size.k) in a row"
+                if resumedStart {
+                    return ["The game against \(opponent.name) goes on (\(board)): you play \(piece.symbol), \(first ? "you" : opponent.name) moved first"]
+                }
                 let order = first ? "you move first" : "\(opponent.name) moves first"
-                return ["New game against \(opponent.name) on \(size.rows)x\(size.cols), \(size.k) in a row: you play \(piece.symbol), \(order)"]
+                return ["New game against \(opponent.name) on \(board): you play \(piece.symbol), \(order)"]
             case let .rolls(yours, theirs, moveTime):
                 let clock = moveTime > 0 ? "\(moveTime) s per move" : "no move clock"
                 return ["You rolled \(yours), \(opponent.name) rolled \(theirs): the higher roll moves first; \(clock)"]

@@ -131,6 +131,23 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
         #expect(m.clockText == "18 s")
     }
 
+    /// A resumed game's start is said as going on, not as a new game; the next one is new.
+    @Test func aResumedGameIsNotSaidNew() {
+        let ben = PeerInfo(id: ID128(high: 7, low: 7), name: "bob", address: "198.18.0.2", port: 1, capabilities: [.tictactoe])
+        let start = OutputEvent.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bob)
+        var text = OutputFormatter(style: .text), json = OutputFormatter(style: .json)
+        for event in [OutputEvent.gameResumed(ben, resigned: false), start] {
+            text.note(event)
+            json.note(event)
+        }
+        #expect(text.lines(for: start) == ["The game against bob goes on (3x3, 3 in a row): you play O, you moved first"])
+        #expect(json.lines(for: start).joined().contains(#""resumed":true"#))
+        text.note(start)
+        json.note(start)
+        #expect(text.lines(for: start) == ["New game against bob on 3x3, 3 in a row: you play O, you move first"])
+        #expect(json.lines(for: start).joined().contains(#""resumed":false"#))
+    }
+
     @Test func noClockNoLine() {
         var clock = MoveClockAnnouncer()
         clock.after(.game(.rolls(yours: 1, theirs: 2, moveTime: 0), opponent: bob), now: at(0))

@@ -71,7 +71,7 @@ import TicTacTime
 
     @Test func jsonShapesAreTheDocumentedOnes() throws {
         #expect(line(.gameStarted(piece: .o, first: true, size: .classic))
-            == #"{"event":"game-started","opponent":{"id":"00000000000000010000000000000002","name":"bot (perfect)"},"piece":"O","first":true,"rows":3,"cols":3,"k":3}"#)
+            == #"{"event":"game-started","opponent":{"id":"00000000000000010000000000000002","name":"bot (perfect)"},"piece":"O","first":true,"rows":3,"cols":3,"k":3,"resumed":false}"#)
         var board = Board()
         try board.place(.o, at: 0)
         try board.place(.x, at: 2)
