@@ -167,14 +167,15 @@ public struct WatchFormatter: Sendable {
     public func list(_ games: [(server: PeerInfo, game: ListedGame)]) -> [String] {
         if json {
             return [JSON.object([("event", .string("games")), ("games", .array(games.map { g in
-                .object([("player", .object([("id", .string(g.server.id.description)), ("name", .string(g.server.name))])),
+                .object([("player", .object([("id", .string(g.server.id.description)), ("name", .string(g.server.name)),
+                                             ("program", g.server.program.map { .string($0) } ?? .null)])),
                          ("opponent", Self.who(g.game.opponent)), ("rows", .int(Int(g.game.rows))), ("cols", .int(Int(g.game.cols))),
                          ("k", .int(Int(g.game.k))), ("moves", .int(Int(g.game.moves)))])
             }))]).serialized]
         }
         guard !games.isEmpty else { return ["No games being played."] }
         return games.map { g in
-            "\(g.server.name) vs \(g.game.opponent.name.value): \(g.game.rows) x \(g.game.cols), \(g.game.k) in a row, \(g.game.moves) moves"
+            "\(g.server.name)\(g.server.kindLabel.map { " " + $0 } ?? "") vs \(g.game.opponent.name.value): \(g.game.rows) x \(g.game.cols), \(g.game.k) in a row, \(g.game.moves) moves"
         }
     }
 

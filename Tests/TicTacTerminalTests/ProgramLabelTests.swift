@@ -32,4 +32,15 @@ import TicTacWire
         #expect(json.contains(#""program":"pbrain-tiny 1.0""#), "\(json)")
         #expect(OutputFormatter(style: .json).lines(for: .peerFound(builtin)).joined().contains(#""program":null"#))
     }
+
+    /// `tictac watch` lists the games with what plays in them.
+    @Test func theWatchListSaysWhichProgramPlays() throws {
+        let ann = WatchPlayer(id: ID128(high: 4, low: 4), name: try DisplayName("ann"))
+        let games = [(server: engine, game: ListedGame(opponent: ann, rows: 15, cols: 15, k: 5, moves: 12)),
+                     (server: builtin, game: ListedGame(opponent: ann, rows: 3, cols: 3, k: 3, moves: 2))]
+        #expect(WatchFormatter(json: false).list(games) == ["gomoku (bot: pbrain-tiny 1.0) vs ann: 15 x 15, 5 in a row, 12 moves",
+                                                            "botty (bot) vs ann: 3 x 3, 3 in a row, 2 moves"])
+        let json = WatchFormatter(json: true).list(games).joined()
+        #expect(json.contains(#""name":"gomoku","program":"pbrain-tiny 1.0""#), "\(json)")
+    }
 }
