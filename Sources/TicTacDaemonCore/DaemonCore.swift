@@ -448,7 +448,7 @@ public final class DaemonCore: SansIOCore {
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
         matches.stopEngine(link) // a game kept to resume gets a new engine, told the position with BOARD
-        if link.match != nil, !suspensions.keep(link, peer: peer, now: now) {
+        if link.match != nil, !suspensions.keep(link, peer: peer, reason: why, now: now) {
             matches.stopped(link) // first: a game the close ends is then recorded as it ended
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)
             spectators.sync(game: link) // a forfeit's end is told before the link goes

@@ -196,7 +196,8 @@ public enum DaemonEvent: Sendable, Equatable {
     case disconnected(PeerInfo, reason: String)
     /// The link to the opponent was lost mid-game and the game is kept: it resumes if the
     /// peer is back within `window`, else it is adjourned (Protocol.md §13).
-    case gameInterrupted(PeerInfo, window: Duration)
+    /// `reason`: why the link was lost ("no answer for 5.0 seconds", a stop of our own).
+    case gameInterrupted(PeerInfo, window: Duration, reason: String)
     /// The interrupted or adjourned game goes on (its start, board and turn follow), or, with
     /// `resigned`, the peer resigned it while apart (the game-over follows).
     case gameResumed(PeerInfo, resigned: Bool)

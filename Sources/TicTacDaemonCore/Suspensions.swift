@@ -64,7 +64,7 @@ final class Suspensions {
     /// `link` is closing with a match on it: true when its game is kept (the caller then does not
     /// end it). Kept: a game in play, a link lost without a protocol fault, a peer that can resume.
     /// A game that just ended is remembered, for a peer that did not hear the end.
-    func keep(_ link: Link, peer: PeerInfo, now: Instant) -> Bool {
+    func keep(_ link: Link, peer: PeerInfo, reason: String, now: Instant) -> Bool {
         if let match = link.match, match.game.state == .done, match.game.key != nil, !link.faulted,
            peer.capabilities.contains(.resume) {
             if finished.count >= config.maxKeptGames { finished.removeAll() } // only a missed last move is lost
@@ -78,7 +78,7 @@ final class Suspensions {
         games[peer.id] = held
         matches.drain(link, now: now) // the `interrupted` record
         if links.tracksSeat { links.seat = .suspended(peer.id) }
-        outbox.emit(.gameInterrupted(peer, window: config.resumeWindow))
+        outbox.emit(.gameInterrupted(peer, window: config.resumeWindow, reason: reason))
         return true
     }
 

@@ -187,11 +187,11 @@ struct FullScreenModel {
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: left ? nil : Self.disconnectedTitle, text: text, tone: .alert, about: p.id)
-        case let .gameInterrupted(p, seconds):
+        case let .gameInterrupted(p, seconds, reason):
             // The board stays: the game is kept, and goes on if the peer comes back. No move
             // clock runs meanwhile; the wait counts down instead (`tick`).
             game?.clockLeft = nil
-            waiting = (p, seconds)
+            waiting = (p, seconds, reason)
             notice = nil
             showWaiting()
         case let .gameResumed(p, resigned):
@@ -272,7 +272,7 @@ struct FullScreenModel {
     /// One second has passed.
     mutating func tick() {
         if let w = waiting, w.left > 0 {
-            waiting = (w.peer, w.left - 1)
+            waiting = (w.peer, w.left - 1, w.reason)
             showWaiting()
         }
         if let countdown, countdown > 0 { self.countdown = countdown - 1 }
@@ -283,13 +283,14 @@ struct FullScreenModel {
     var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 || (waiting?.left ?? 0) > 0 }
 
     /// An interrupted game's peer and the seconds it is still waited for.
-    private(set) var waiting: (peer: PeerInfo, left: Int)?
+    private(set) var waiting: (peer: PeerInfo, left: Int, reason: String)?
 
     /// The interrupted game's notice, with the time left; only while that notice is up.
     private mutating func showWaiting() {
         guard let w = waiting else { return }
         if let notice, notice.about != w.peer.id || notice.title != Self.waitingTitle { return }
-        notice = Notice(title: Self.waitingTitle, text: OutputFormatter.interruptedText(w.peer, seconds: w.left, keys: "l adjourns, r resigns"),
+        notice = Notice(title: Self.waitingTitle, text: OutputFormatter.interruptedText(w.peer, seconds: w.left, reason: w.reason,
+                                                                                          keys: "l adjourns, r resigns"),
                         tone: .alert, about: w.peer.id)
     }
 

@@ -46,7 +46,7 @@ public enum OutputEvent: Sendable, Equatable {
     case declined(by: PeerInfo, reason: DeclineReason)
     case disconnected(PeerInfo, reason: String)
     /// The game's link was lost; it waits `seconds` for the peer (Protocol.md §13).
-    case gameInterrupted(PeerInfo, seconds: Int)
+    case gameInterrupted(PeerInfo, seconds: Int, reason: String)
     case gameResumed(PeerInfo, resigned: Bool)
     case gameAdjourned(PeerInfo)
     case gameVoid(PeerInfo, reason: String)
@@ -74,7 +74,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .declined(p, r): self = .declined(by: p, reason: r)
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
-        case let .gameInterrupted(p, window): self = .gameInterrupted(p, seconds: Int(window.components.seconds))
+        case let .gameInterrupted(p, window, reason): self = .gameInterrupted(p, seconds: Int(window.components.seconds), reason: reason)
         case let .gameResumed(p, resigned): self = .gameResumed(p, resigned: resigned)
         case let .gameAdjourned(p): self = .gameAdjourned(p)
         case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
@@ -203,9 +203,11 @@ public struct OutputFormatter: Sendable {
     /// Why the opponent is gone, said once: the reason when there is one ("ben left", "no answer
     /// for 5.0 seconds"), with the peer's name in front unless the reason starts with it.
     /// The interrupted game's line, with the time left to wait as m:ss.
-    public static func interruptedText(_ p: PeerInfo, seconds: Int, keys: String) -> String {
+    /// `reason`: why the link was lost, said in brackets (none when empty).
+    public static func interruptedText(_ p: PeerInfo, seconds: Int, reason: String = "", keys: String) -> String {
         let left = "\(max(0, seconds) / 60):" + String(String(max(0, seconds) % 60 + 100).dropFirst())
-        return "Connection to \(p.name) lost: waiting for \(p.name), \(left) left; \(keys)"
+        let why = reason.isEmpty ? "" : " (\(reason))"
+        return "Connection to \(p.name) lost\(why): waiting for \(p.name), \(left) left; \(keys)"
     }
 
     public static func adjournedText(_ p: PeerInfo) -> String {
@@ -258,8 +260,8 @@ public struct OutputFormatter: Sendable {
         case let .disconnected(p, reason):
             return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason)),
                                        ("left", .bool(reason == DaemonEvent.leftReason(p.name)))])
-        case let .gameInterrupted(p, seconds):
-            return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(seconds)),
+        case let .gameInterrupted(p, seconds, reason):
+            return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(seconds)), ("reason", .string(reason)),
                                            ("commands", .array([.string("lobby"), .string("resign")]))])
         case let .gameResumed(p, resigned): return ev("game-resumed", [("opponent", Self.who(p)), ("resigned", .bool(resigned))])
         case let .gameAdjourned(p): return ev("game-adjourned", [("opponent", Self.who(p))])
@@ -368,8 +370,8 @@ public struct OutputFormatter: Sendable {
         case let .disconnected(p, reason):
             if reason == DaemonEvent.leftReason(p.name) { return [reason] } // it said goodbye: not a fault
             return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
-        case let .gameInterrupted(p, seconds):
-            return [Self.interruptedText(p, seconds: seconds, keys: "lobby adjourns the game, resign gives it up")]
+        case let .gameInterrupted(p, seconds, reason):
+            return [Self.interruptedText(p, seconds: seconds, reason: reason, keys: "lobby adjourns the game, resign gives it up")]
         case let .gameResumed(p, resigned):
             return [resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on"]
         case let .gameAdjourned(p): return [Self.adjournedText(p)]

@@ -1,5 +1,6 @@
 import Testing
 @testable import TicTacTerminal
+import TicTacDaemonCore
 import TicTacEngine
 import TicTacWire
 
@@ -8,10 +9,10 @@ import TicTacWire
 @Suite struct InterruptedGameScreenTests {
     @Test func theWaitCountsDownOnTheBoardAndGoesWhenThePeerIsBack() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 600))
+        m.apply(.gameInterrupted(bob, seconds: 600, reason: "no answer for 5.0 seconds"))
         #expect(m.game != nil, "the board stays")
         #expect(m.notice?.title == "Connection lost")
-        #expect(m.notice?.text == "Connection to bob lost: waiting for bob, 10:00 left; l adjourns, r resigns")
+        #expect(m.notice?.text == "Connection to bob lost (no answer for 5.0 seconds): waiting for bob, 10:00 left; l adjourns, r resigns")
         #expect(m.ticking && m.game?.clockLeft == nil)
         #expect(m.statusText == "Waiting for bob", "no turn is shown while the game waits")
         m.tick()
@@ -24,9 +25,19 @@ import TicTacWire
 
     @Test func anAdjournedGameLeavesTheBoardForTheLobby() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 5))
+        m.apply(.gameInterrupted(bob, seconds: 5, reason: ""))
         m.apply(.gameAdjourned(bob))
         #expect(m.game == nil && m.waiting == nil)
         #expect(m.notice?.text.hasPrefix("The game with bob is adjourned") == true)
+    }
+
+    /// Plain lines and JSON say why the link was lost, so a stop of our own is not read as the peer's.
+    @Test func theLinesSayWhyTheLinkWasLost() {
+        let ben = PeerInfo(id: ID128(high: 7, low: 7), name: "bob", address: "198.18.0.2", port: 1, capabilities: [.tictactoe])
+        let why = "this program was stopped for 9.0 s and the link did not survive it"
+        let event = OutputEvent.gameInterrupted(ben, seconds: 600, reason: why)
+        #expect(OutputFormatter(style: .text).lines(for: event)
+                == ["Connection to bob lost (\(why)): waiting for bob, 10:00 left; lobby adjourns the game, resign gives it up"])
+        #expect(OutputFormatter(style: .json).lines(for: event).joined().contains(#""seconds":600,"reason":"this program was stopped"#))
     }
 }
