@@ -146,7 +146,8 @@ final class Spectators {
     func linkReady(_ link: Link) {
         guard config.capabilities.contains(.tictactoe), (link.version ?? 1) >= 2,
               link.peer?.capabilities.contains(.tictactoe) == true else { return }
-        link.toldSpectators = config.capabilities.contains(.spectators)
+        // Our HELLO's bit says the choice we started with (`--no-spectators`: DaemonSetup sets the bit from it).
+        link.toldSpectators = config.spectators
         if link.toldSpectators != allowed { tell(link) }
     }
 
@@ -162,6 +163,9 @@ final class Spectators {
         let limit = config.maxSpectatorNoticesPerSecond
         guard limit == 0 || link.spectatorNotices.count(now: now, limit: limit) else {
             return outbox.fail(link, .unexpectedMessage, "SPECTATORS flood: more than \(limit) in one second (Protocol.md §14)")
+        }
+        if on != Self.opponentAllows(link), let peer = link.peer {
+            outbox.log("\(peer.name) turned spectators \(on ? "on" : "off") for its games with us (Protocol.md §14)")
         }
         link.peerSpectators = on
         guard !on else { return }

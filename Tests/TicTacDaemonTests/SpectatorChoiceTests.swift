@@ -23,6 +23,7 @@ import TicTacTime
         n.settle()
         #expect(s.updates(n, 2).last == .stopped(.off), "ann's daemon stops its watcher of ben's game")
         #expect(n.cores[0].watcherCount == 0)
+        #expect(n.logs[0].contains { $0.hasPrefix("ben turned spectators off") }, "ann's operator log says why")
         try s.watch(&n, 3)
         #expect(s.updates(n, 3) == [.stopped(.off)], "a new WATCH is refused")
         try s.watch(&n, 3, Watch(.list))
