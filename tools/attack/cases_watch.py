@@ -10,7 +10,7 @@ import wire as w
 from cases_auth import V2Peer, check
 from common import HOST, invited_game
 
-WATCH, WATCHING, WATCH_MOVE, WATCH_END, WATCH_STOP, GAMES = 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E
+WATCH, WATCHING, WATCH_MOVE, WATCH_END, WATCH_STOP, GAMES, SPECTATORS = 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F
 
 
 class Watcher(V2Peer):
@@ -136,5 +136,29 @@ def watchers_from_one_address_are_bounded(t):
     return "8 watchers from 127.0.0.1 served, the 9th WATCH_STOP full; 127.0.0.2 served; a stop frees a place"
 
 
+def spectators_flood_and_bad_choice(t):
+    # A player's daemon (version 2, tic-tac-toe) that says its choice again and again: eight within
+    # a second are read (a PING behind them is answered), the ninth closes the link (§14).
+    p = Watcher(t.bot_port)
+    p.caps = 1 | 16
+    p.handshake()
+    for i in range(8):
+        p.s.sendall(p.seal_flagged(SPECTATORS, w.tlv((1, w.u8(i % 2)))))
+    p.s.sendall(p.seal(w.PING, w.tlv((1, w.u64(5)))))
+    kind, fields = p.answers((w.PONG,))
+    check(kind == w.PONG, "after eight SPECTATORS: %r" % fields)
+    p.s.sendall(p.seal_flagged(SPECTATORS, w.tlv((1, w.u8(1)))))
+    kind, fields = p.answers(())
+    check(kind == w.ERROR and error_name(fields) == "unexpected-message", "the ninth: %r" % fields)
+    # A choice other than 0 or 1 is malformed.
+    q = Watcher(t.bot_port)
+    q.caps = 1 | 16
+    q.handshake()
+    q.s.sendall(q.seal_flagged(SPECTATORS, w.tlv((1, w.u8(2)))))
+    kind, fields = q.answers(())
+    check(kind == w.ERROR and error_name(fields) == "malformed", "SPECTATORS 2: %r" % fields)
+    return "8 SPECTATORS in a second read (PING answered), the 9th: unexpected-message; choice 2: malformed"
+
+
 SERIAL = [watcher_that_lies_is_refused, watch_flood_is_cut_off, watcher_that_never_reads_is_dropped_and_the_game_goes_on,
-          watchers_from_one_address_are_bounded]
+          watchers_from_one_address_are_bounded, spectators_flood_and_bad_choice]
