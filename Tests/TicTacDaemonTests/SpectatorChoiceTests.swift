@@ -112,6 +112,21 @@ import TicTacTime
         #expect(moves(n, 2) == 1, "the watcher still follows")
     }
 
+    /// Version 1 has no §14: SPECTATORS is never sent on a version-1 link, and one that comes is
+    /// an unknown IGNORABLE type there, skipped.
+    @Test func onAVersionOneLinkNothingIsToldAndSpectatorsIsSkipped() throws {
+        var n = CoreNet(s.player("ann", seed: 81), s.player("ben", seed: 82))
+        _ = n.connect(dialler: 0, to: 1)
+        n.settle()
+        try n.command(1, .spectators(false))
+        n.settle()
+        #expect(!n.sent(1).contains { if case .spectators = $0 { true } else { false } })
+        n.send(.spectators(false), from: 1, link: 1)
+        n.settle()
+        #expect(n.cores[0].links[1]?.peerSpectators == nil)
+        #expect(n.errors.isEmpty && n.closed.isEmpty)
+    }
+
     /// One source address holds at most 8 of a daemon's watchers; another address is still served.
     @Test func watchersArePerAddressBounded() throws {
         let configs = [s.player("ann", seed: 81), s.player("ben", seed: 82)] + (0..<10).map(s.watcher)
