@@ -87,6 +87,7 @@ struct DaemonSetup {
         if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.resume) }
         // Watchers are served by players' daemons that allow them (Protocol.md §14).
         config.spectators = settings.spectators
+        config.maxWatchersPerAddress = settings.maxWatchersPerAddress
         if settings.spectators, bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.spectators) }
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {

@@ -203,14 +203,14 @@ public final class DaemonCore: SansIOCore {
             if case let .suspended(peer) = links.seat { return suspensions.resign(peer, now: now) }
             try matches.command(.resign, now: now)
         case let .watch(who, watch): try watching.watch(who, watch, now: now)
-        case let .spectators(on): spectators.setAllowed(on)
+        case let .spectators(on): spectators.setAllowed(on, now: now)
         }
         matches.runBotTurns(now: now)
     }
 
     public func pollTimeout() -> Instant? {
         let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline,
-                    watching.nextDeadline].compactMap { $0 }
+                    watching.nextDeadline, spectators.nextDeadline].compactMap { $0 }
         if let s = stall {
             if s.pingsDue { return s.at }
             if let hold = s.hold { return next.min().map { max($0, hold) } }
@@ -263,6 +263,7 @@ public final class DaemonCore: SansIOCore {
         }
         invitations.dialTimeouts(now: now)
         watching.timeouts(now: now)
+        spectators.timeouts(now: now)
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
             guard let link = links[id], !link.closing else { continue }
@@ -363,6 +364,7 @@ public final class DaemonCore: SansIOCore {
             return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")
         }
         if config.bot != nil, link.outgoing { matches.bot.wants.insert(peer.id) }
+        spectators.linkReady(link) // our player's change of mind since our HELLO (Protocol.md §14)
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,
         // so nothing it knows of is lost; the higher keeps a spare until the lower closes one.
@@ -425,6 +427,7 @@ public final class DaemonCore: SansIOCore {
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
         case let .watch(w): spectators.received(w, on: link, now: now)
         case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
+        case let .spectators(on): spectators.peerChose(on, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }

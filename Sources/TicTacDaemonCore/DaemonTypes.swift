@@ -105,6 +105,13 @@ public struct DaemonConfig {
     /// WATCHes a link may send within one second; past it ERROR `unexpected-message` and the
     /// close (Protocol.md §14: each costs an answer). 0: no limit.
     public var maxWatchesPerSecond = 8
+    /// Watchers served at most whose links come from one source address (Protocol.md §14:
+    /// more are told `full`): one host holds at most an eighth of `maxWatchers`.
+    public var maxWatchersPerAddress = 8
+    /// SPECTATORS we send within one second at most (a change past it waits for the second to
+    /// end), and a peer's we read (past it ERROR `unexpected-message`; 0: no limit). Protocol.md §14.
+    public var maxSpectatorChangesPerSecond = 4
+    public var maxSpectatorNoticesPerSecond = 8
 
     /// Without an `identity` (no `--identity` file), a fresh key comes from `makeRandom`, like
     /// everything random in the daemon.

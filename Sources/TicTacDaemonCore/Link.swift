@@ -136,6 +136,14 @@ final class Link {
     var declines = RateWindow()
     /// WATCHes within the current second (Spectators, Protocol.md §14).
     var watches = RateWindow()
+    /// The peer's player allows watchers of the games on this link, as its last SPECTATORS said;
+    /// nil: as its HELLO's `spectators` bit says (Protocol.md §14).
+    var peerSpectators: Bool?
+    /// What the peer was last told of our player's choice (our HELLO's bit, then SPECTATORS);
+    /// nil: the peer is not told (not a player, or a version-1 link).
+    var toldSpectators: Bool?
+    /// SPECTATORS heard within the current second (a flood bound, Protocol.md §14).
+    var spectatorNotices = RateWindow()
 
     init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128,
          ephemeral: EphemeralKey? = nil) {

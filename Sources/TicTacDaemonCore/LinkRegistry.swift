@@ -50,6 +50,9 @@ final class LinkRegistry {
         byPeer[peer, default: []].append(link.id)
     }
 
+    /// The links from source `address` (§5's shares; §14's watchers per address).
+    func ids(from address: String) -> Set<LinkID> { bySource[address]?.ids ?? [] }
+
     /// Every link whose HELLO named `peer`, oldest first.
     func links(to peer: ID128) -> [Link] {
         (byPeer[peer] ?? []).compactMap { byID[$0] }

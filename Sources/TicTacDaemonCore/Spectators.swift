@@ -14,6 +14,9 @@ import TicTacWire
 // link that closes) is synced just before (`Matches.beforeGameGone`), its end then told.
 // A watcher's link is bounded (`DaemonAction.boundQueue`): one that does not read is dropped by
 // the shell once its unsent frames pass `DaemonConfig.maxWatcherBacklog`.
+// Either player's no counts: a game is served only while the opponent allows it too, as its
+// HELLO's bit said and then its SPECTATORS say (`peerChose`); our own player's changes of mind
+// go to every player we have a link with (`setAllowed`, `linkReady`), a few per second at most.
 
 /// The watchers of our games (the serving side of Protocol.md §14).
 final class Spectators {
@@ -46,6 +49,10 @@ final class Spectators {
     private(set) var watchers: Set<LinkID> = []
     /// Our player allows watchers (`--no-spectators`, the full screen's key).
     private(set) var allowed: Bool
+    /// SPECTATORS rounds sent in the current second (`DaemonConfig.maxSpectatorChangesPerSecond`).
+    private var notices = RateWindow()
+    /// A change that waits for that second to end: when it goes.
+    private(set) var nextDeadline: Instant?
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
         self.config = config
@@ -89,7 +96,8 @@ final class Spectators {
             // Either player's no counts: an opponent that serves no watchers (`--no-spectators`,
             // or a daemon without §14) said none (Protocol.md §14).
             guard Self.opponentAllows(game) else { return outbox.send(link, .watchStop(.off)) }
-            guard count(watching: game.id) < config.maxWatchersPerGame, follows.count < config.maxWatchers else {
+            guard count(watching: game.id) < config.maxWatchersPerGame, follows.count < config.maxWatchers,
+                  watchers(from: link.address) < config.maxWatchersPerAddress else {
                 return outbox.send(link, .watchStop(.full))
             }
             follows[link.id] = Follow(game: game.id)
@@ -97,14 +105,74 @@ final class Spectators {
         }
     }
 
-    /// Our player turns watching on or off; off stops every watcher at once.
-    func setAllowed(_ on: Bool) {
+    /// Watchers served whose links come from `address` (one host cannot take every place).
+    private func watchers(from address: String) -> Int { links.ids(from: address).count { follows[$0] != nil } }
+
+    /// Our player turns watching on or off; off stops every watcher at once. The players we
+    /// have links with are told (SPECTATORS), so that their daemons stop serving our games too.
+    func setAllowed(_ on: Bool, now: Instant) {
         allowed = on
-        guard !on else { return }
-        for id in follows.keys.sorted() {
-            if let link = links[id] { outbox.send(link, .watchStop(.off)) }
+        if !on {
+            for id in follows.keys.sorted() {
+                if let link = links[id] { outbox.send(link, .watchStop(.off)) }
+            }
+            follows.removeAll()
         }
-        follows.removeAll()
+        tellPlayers(now: now)
+    }
+
+    /// SPECTATORS with our player's choice on every link whose peer was told otherwise: the last
+    /// choice only, and past the second's bound once that second is over (Protocol.md §14).
+    private func tellPlayers(now: Instant) {
+        guard nextDeadline == nil else { return } // the waiting round tells the choice as it is then
+        let due = links.sortedIDs.compactMap { links[$0] }.filter { !$0.closing && $0.toldSpectators.map { $0 != allowed } == true }
+        guard !due.isEmpty else { return }
+        let limit = config.maxSpectatorChangesPerSecond
+        guard limit == 0 || notices.count(now: now, limit: limit) else {
+            nextDeadline = now + .seconds(1)
+            return
+        }
+        for link in due { tell(link) }
+    }
+
+    func timeouts(now: Instant) {
+        guard let at = nextDeadline, now >= at else { return }
+        nextDeadline = nil
+        tellPlayers(now: now)
+    }
+
+    /// `link`'s handshake is done: a player's daemon at version 2 knows our HELLO's bit, and
+    /// hears now if our player changed its mind since (Protocol.md §14).
+    func linkReady(_ link: Link) {
+        guard config.capabilities.contains(.tictactoe), (link.version ?? 1) >= 2,
+              link.peer?.capabilities.contains(.tictactoe) == true else { return }
+        // Our HELLO's bit says the choice we started with (`--no-spectators`: DaemonSetup sets the bit from it).
+        link.toldSpectators = config.spectators
+        if link.toldSpectators != allowed { tell(link) }
+    }
+
+    private func tell(_ link: Link) {
+        link.toldSpectators = allowed
+        outbox.send(link, .spectators(allowed))
+    }
+
+    /// SPECTATORS from the peer on `link`: its player's choice for the games on that link, now
+    /// and later. Off ends their watchers at once (Protocol.md §14). On a watcher's link it is
+    /// kept and changes nothing: no game goes on such a link.
+    func peerChose(_ on: Bool, on link: Link, now: Instant) {
+        let limit = config.maxSpectatorNoticesPerSecond
+        guard limit == 0 || link.spectatorNotices.count(now: now, limit: limit) else {
+            return outbox.fail(link, .unexpectedMessage, "SPECTATORS flood: more than \(limit) in one second (Protocol.md §14)")
+        }
+        if on != Self.opponentAllows(link), let peer = link.peer {
+            outbox.log("\(peer.name) turned spectators \(on ? "on" : "off") for its games with us (Protocol.md §14)")
+        }
+        link.peerSpectators = on
+        guard !on else { return }
+        for id in follows.keys.sorted() where follows[id]?.game == link.id {
+            if let watcher = links[id] { outbox.send(watcher, .watchStop(.off)) }
+            follows[id] = nil
+        }
     }
 
     /// A link closed: a watcher's goes; a game's watchers hear of it at the next sync.
@@ -180,9 +248,11 @@ final class Spectators {
         }.prefix(ListedGame.maxPerList).map { $0 }
     }
 
-    /// The opponent on `link` serves watchers itself (HELLO's `spectators` bit): its player did
-    /// not refuse them.
-    static func opponentAllows(_ link: Link) -> Bool { link.peer?.capabilities.contains(.spectators) == true }
+    /// The opponent on `link` allows watchers: its last SPECTATORS said so, or, without one, its
+    /// HELLO's `spectators` bit (a daemon without §14 has none: it said no).
+    static func opponentAllows(_ link: Link) -> Bool {
+        link.peerSpectators ?? (link.peer?.capabilities.contains(.spectators) == true)
+    }
 
     /// WATCHING for `game`, played on `link`.
     private func described(_ game: GameSession, on link: Link) -> WatchedGame {

@@ -100,6 +100,10 @@ struct GameTracker {
         case .watch, .watching, .watchMove, .watchEnd, .watchStop, .games:
             // A watcher's messages (Protocol.md §14) travel sealed; told by their kind if seen.
             return [("spectator", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) (spectators)", false)]
+        case let .spectators(on):
+            // A player's change of mind (Protocol.md §14): its games may be watched, or no longer.
+            return [("spectators", [("allowed", .bool(on))],
+                     "\(who): SPECTATORS \(on ? "on: its games may be watched again" : "off: its games may not be watched")", false)]
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             return [("misplaced", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) belongs in a datagram", true)]
         }

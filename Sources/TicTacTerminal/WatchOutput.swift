@@ -152,7 +152,7 @@ public struct WatchFormatter: Sendable {
         }
         switch reason {
         case .stopped: return ["\(server.name) stopped serving watchers"]
-        case .off: return ["\(server.name) allows no spectators"]
+        case .off: return ["\(server.name)'s games may not be watched: a player allows no spectators"] // either player (Protocol.md §14)
         case .noGame: return ["\(server.name) is not playing: waiting for a game"]
         case .full: return ["\(server.name)'s game has as many watchers as it serves"]
         case .over: return ["\(server.name)'s match is over: waiting for the next"]

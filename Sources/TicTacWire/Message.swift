@@ -258,6 +258,8 @@ public enum Message: Sendable, Equatable {
     case watchStop(WatchStopReason)
     /// The games the sender plays now, for a watcher to pick one.
     case games([ListedGame])
+    /// The sender's player allows watchers of its games on this link (true) or no longer (false).
+    case spectators(Bool)
     // Discovery (UDP)
     case announce(Announce)
     case query(from: ID128)
@@ -274,7 +276,7 @@ public enum Message: Sendable, Equatable {
         case invite = 0x10, accept = 0x11, decline = 0x12, cancel = 0x13
         case reset = 0x20, rollCommit = 0x21, roll = 0x22, rollAck = 0x23, move = 0x24, resign = 0x25, timeUp = 0x26
         case resume = 0x28
-        case watch = 0x29, watching = 0x2a, watchMove = 0x2b, watchEnd = 0x2c, watchStop = 0x2d, games = 0x2e
+        case watch = 0x29, watching = 0x2a, watchMove = 0x2b, watchEnd = 0x2c, watchStop = 0x2d, games = 0x2e, spectators = 0x2f
         case announce = 0x30, query = 0x31, goodbye = 0x32
         case sphere = 0x40, fieldLeave = 0x41
 
@@ -288,7 +290,7 @@ public enum Message: Sendable, Equatable {
 
         /// The spectators' messages (Protocol.md §14): sent with IGNORABLE, so a daemon without
         /// them skips them; on a version-1 link they are unknown types.
-        public var isSpectating: Bool { (0x29...0x2e).contains(rawValue) }
+        public var isSpectating: Bool { (0x29...0x2f).contains(rawValue) }
     }
 
     /// The largest roll (the seed's 0...999,999).
@@ -324,6 +326,7 @@ public enum Message: Sendable, Equatable {
         case .watchEnd: .watchEnd
         case .watchStop: .watchStop
         case .games: .games
+        case .spectators: .spectators
         case .announce: .announce
         case .query: .query
         case .goodbye: .goodbye

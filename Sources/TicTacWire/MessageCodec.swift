@@ -82,6 +82,8 @@ extension Message {
             f.int(1, reason.rawValue)
         case let .games(list):
             f.raw(1, ListedGame.encode(list))
+        case let .spectators(on):
+            f.int(1, UInt8(on ? 1 : 0))
         case let .announce(a):
             f.id(1, a.instanceID)
             f.string(2, a.name.value)
@@ -242,6 +244,10 @@ extension Message {
             let list = ListedGame.decode(try f.raw(1))
             try f.check(list != nil, 1, "a GAMES list that does not read")
             self = .games(list ?? [])
+        case .spectators:
+            let raw: UInt8 = try f.int(1)
+            try f.check(raw <= 1, 1, "SPECTATORS choice \(raw) is not 0 or 1")
+            self = .spectators(raw == 1)
         case .announce:
             let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
             try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")

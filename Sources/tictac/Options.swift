@@ -40,6 +40,10 @@ struct DaemonOptions: ParsableArguments {
                                valueName: "n"))
     var maxLinksPerAddress = 32
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Watchers of your games at most from one address (1-64); one more is told the game is full.",
+                               valueName: "n"))
+    var maxWatchersPerAddress = 8
+
     @Option(help: ArgumentHelp("""
         Keep this daemon's key (and so its instance id) in FILE instead of the state \
         directory's: read it, or create it (mode 0600) when missing.
@@ -91,6 +95,9 @@ struct DaemonOptions: ParsableArguments {
         guard (1...65536).contains(maxLinksPerAddress) else {
             throw ValidationError("--max-links-per-address must be 1 to 65536")
         }
+        guard (1...64).contains(maxWatchersPerAddress) else {
+            throw ValidationError("--max-watchers-per-address must be 1 to 64")
+        }
         guard resumeWindow == 0 || (10...86400).contains(resumeWindow) else {
             throw ValidationError("--resume-window must be 0 or 10 to 86400 seconds")
         }
@@ -130,6 +137,7 @@ struct DaemonOptions: ParsableArguments {
         s.size = try boardSize()
         s.peerTimeout = .seconds(peerTimeout)
         s.maxLinksPerAddress = maxLinksPerAddress
+        s.maxWatchersPerAddress = maxWatchersPerAddress
         s.identityFile = identity
         s.stateDirectory = stateDir
         s.ephemeral = ephemeral

@@ -1,5 +1,6 @@
 import Testing
 @testable import TicTacReplay
+import TicTacWire
 
 /// What `tictac replay` tells of the fixtures: the story a person reads, checked line by line.
 @Suite struct NarratorTests {
@@ -41,6 +42,17 @@ import Testing
         #expect(!abnormal.isEmpty)
         #expect(abnormal.allSatisfy { $0.line.contains("!! ") })
         #expect(stories.contains { $0.event == "error" || $0.event == "undecodable" })
+    }
+
+    /// A player's change of mind about watchers (SPECTATORS, Protocol.md §14), in text and JSON.
+    @Test func aPlayersSpectatorsChoiceIsTold() {
+        var t = GameTracker(names: ["ann", "ben"])
+        let off = t.tell(.spectators(false), side: 1), on = t.tell(.spectators(true), side: 0)
+        #expect(off.map(\.0) == ["spectators"] && on.map(\.0) == ["spectators"])
+        #expect(off.first?.2 == "ben: SPECTATORS off: its games may not be watched")
+        #expect(on.first?.2 == "ann: SPECTATORS on: its games may be watched again")
+        #expect(off.first?.1.first?.0 == "allowed" && off.first?.1.first?.1 == .bool(false))
+        #expect(off.first?.3 == false, "not abnormal")
     }
 
     @Test func discoveryDatagramsAreToldWithTheirSender() throws {

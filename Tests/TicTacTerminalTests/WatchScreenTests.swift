@@ -95,6 +95,6 @@ import TicTacWire
         #expect(json.ended(w, WatchEnd(winner: 0, how: .full)) == [#"{"event":"watch-end","winner":null,"how":"draw"}"#])
         let text = WatchFormatter(json: false)
         #expect(text.moved(w).first == "2. ben (X) plays a1")
-        #expect(text.stopped(server, .off) == ["ann allows no spectators"])
+        #expect(text.stopped(server, .off) == ["ann's games may not be watched: a player allows no spectators"])
     }
 }

@@ -14,8 +14,8 @@ extension CodecTests {
         let ignorable = Self.frame(type: 0x7f, flags: Frame.ignorableFlag, [1, 2, 3])
         #expect(Self.wireError { _ = try Self.decodeFrameBytes(ignorable) } == .unknownType(0x7f, ignorable: true))
         // Reserved flag bits do not matter.
-        let reserved = Self.frame(type: 0x2f, flags: 0xfffe, [])
-        #expect(Self.wireError { _ = try Self.decodeFrameBytes(reserved) } == .unknownType(0x2f, ignorable: false))
+        let reserved = Self.frame(type: 0x27, flags: 0xfffe, [])
+        #expect(Self.wireError { _ = try Self.decodeFrameBytes(reserved) } == .unknownType(0x27, ignorable: false))
         #expect(try Self.decodeFrameBytes(Self.frame(type: 0x24, flags: 0xffff, Self.field(1, [0, 4]))) == .move(cell: 4))
         // A stream carries on past an ignorable frame (the caller skips it).
         var d = FrameDecoder()

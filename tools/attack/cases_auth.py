@@ -26,9 +26,10 @@ def check(ok, why):
 class V2Peer:
     """Dials, sends a version-2 HELLO (field 8), proves, and seals/opens per §4."""
 
-    def __init__(self, port, caps=1):
+    def __init__(self, port, caps=1, source=None):
         self.caps = caps  # HELLO field 5 (1: tic-tac-toe; 8: resume, Protocol.md §13)
-        self.s = socket.create_connection((HOST, port), timeout=3)
+        # `source`: the local address to dial from (127.0.0.2: another loopback host).
+        self.s = socket.create_connection((HOST, port), timeout=3, source_address=(source, 0) if source else None)
         self.dec = w.StreamDecoder()
         self.ident = w.Identity()
         self.eph = X25519PrivateKey.generate()

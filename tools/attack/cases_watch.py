@@ -8,17 +8,17 @@ import time
 
 import wire as w
 from cases_auth import V2Peer, check
-from common import invited_game
+from common import HOST, invited_game
 
-WATCH, WATCHING, WATCH_MOVE, WATCH_END, WATCH_STOP, GAMES = 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E
+WATCH, WATCHING, WATCH_MOVE, WATCH_END, WATCH_STOP, GAMES, SPECTATORS = 0x29, 0x2A, 0x2B, 0x2C, 0x2D, 0x2E, 0x2F
 
 
 class Watcher(V2Peer):
     """A version-2 peer that offers nothing (so no lobby lists it) and sends its spectators'
     messages with IGNORABLE set, as §14 says."""
 
-    def __init__(self, port):
-        super().__init__(port, caps=0)
+    def __init__(self, port, source=None):
+        super().__init__(port, caps=0, source=source)
         self.pending = []  # frames read but not yet looked at (one read can bring several)
 
     def seal_flagged(self, type_, payload):
@@ -108,4 +108,57 @@ def watcher_that_never_reads_is_dropped_and_the_game_goes_on(t):
     return "the game ended (%s) with every move answered; the watcher that never read was closed" % result
 
 
-SERIAL = [watcher_that_lies_is_refused, watch_flood_is_cut_off, watcher_that_never_reads_is_dropped_and_the_game_goes_on]
+def watchers_from_one_address_are_bounded(t):
+    # A game whose opponent allows spectators (HELLO bit 4: either player's no counts, §14).
+    player, g = invited_game(t.bot_port, peer=w.Peer(HOST, t.bot_port, caps=1 | 16).handshake())
+    g.roll()
+    answers, kept = [], []
+    for _ in range(9):  # nine watcher links from 127.0.0.1: the bound is 8 per source address
+        p = Watcher(t.bot_port).handshake()
+        p.watch(1, opponent=player.ident.id)
+        kind, fields = p.answers((WATCHING, WATCH_STOP))
+        answers.append("WATCHING" if kind == WATCHING else "STOP %d" % fields[1][0] if kind == WATCH_STOP else "ERROR")
+        kept.append(p)
+    check(answers == ["WATCHING"] * 8 + ["STOP 3"], "from one address: %r" % answers)
+    other = Watcher(t.bot_port, source="127.0.0.2").handshake()
+    other.watch(1, opponent=player.ident.id)
+    kind, fields = other.answers((WATCHING, WATCH_STOP))
+    check(kind == WATCHING, "a watcher from another address: %r %r" % (kind, fields))
+    # One of the eight stops: the ninth's address has a place again.
+    kept[0].watch(0)
+    check(kept[0].answers((WATCH_STOP,))[1][1] == w.u8(0), "WATCH stop is answered stopped")
+    kept[8].watch(1, opponent=player.ident.id)
+    kind, fields = kept[8].answers((WATCHING, WATCH_STOP))
+    check(kind == WATCHING, "after a stop: %r %r" % (kind, fields))
+    player.send(w.leave())
+    for p in kept + [other]:
+        p.s.close()
+    return "8 watchers from 127.0.0.1 served, the 9th WATCH_STOP full; 127.0.0.2 served; a stop frees a place"
+
+
+def spectators_flood_and_bad_choice(t):
+    # A player's daemon (version 2, tic-tac-toe) that says its choice again and again: eight within
+    # a second are read (a PING behind them is answered), the ninth closes the link (§14).
+    p = Watcher(t.bot_port)
+    p.caps = 1 | 16
+    p.handshake()
+    for i in range(8):
+        p.s.sendall(p.seal_flagged(SPECTATORS, w.tlv((1, w.u8(i % 2)))))
+    p.s.sendall(p.seal(w.PING, w.tlv((1, w.u64(5)))))
+    kind, fields = p.answers((w.PONG,))
+    check(kind == w.PONG, "after eight SPECTATORS: %r" % fields)
+    p.s.sendall(p.seal_flagged(SPECTATORS, w.tlv((1, w.u8(1)))))
+    kind, fields = p.answers(())
+    check(kind == w.ERROR and error_name(fields) == "unexpected-message", "the ninth: %r" % fields)
+    # A choice other than 0 or 1 is malformed.
+    q = Watcher(t.bot_port)
+    q.caps = 1 | 16
+    q.handshake()
+    q.s.sendall(q.seal_flagged(SPECTATORS, w.tlv((1, w.u8(2)))))
+    kind, fields = q.answers(())
+    check(kind == w.ERROR and error_name(fields) == "malformed", "SPECTATORS 2: %r" % fields)
+    return "8 SPECTATORS in a second read (PING answered), the 9th: unexpected-message; choice 2: malformed"
+
+
+SERIAL = [watcher_that_lies_is_refused, watch_flood_is_cut_off, watcher_that_never_reads_is_dropped_and_the_game_goes_on,
+          watchers_from_one_address_are_bounded, spectators_flood_and_bad_choice]

@@ -341,8 +341,9 @@ class Peer:
     """A handshaken link as the dialler (§4): HELLO, then PROOF on the peer's HELLO, ready when
     the acceptor's PROOF verifies."""
 
-    def __init__(self, host, port, name="attacker", ident=None, lo=1, hi=1, answer_pings=True, source=None):
+    def __init__(self, host, port, name="attacker", ident=None, lo=1, hi=1, answer_pings=True, source=None, caps=1):
         self.ident = ident or Identity()
+        self.caps = caps  # HELLO field 5 (16: spectators, §14)
         self.nonce = os.urandom(16)
         self.conn = Conn(host, port, answer_pings=answer_pings, source=source)
         self.name = name
@@ -350,7 +351,7 @@ class Peer:
 
     def handshake(self, timeout=3.0):
         c = self.conn
-        c.send(hello(self.ident, self.name, self.lo, self.hi, nonce=self.nonce))
+        c.send(hello(self.ident, self.name, self.lo, self.hi, caps=self.caps, nonce=self.nonce))
         h = c.expect(HELLO, timeout)
         self.peer_hello = h
         self.peer_id, self.peer_nonce, self.peer_key = h.fields[3], h.fields[7], h.fields[6]

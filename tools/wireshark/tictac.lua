@@ -14,7 +14,7 @@ local types = {
   [0x20] = "RESET", [0x21] = "ROLL_COMMIT", [0x22] = "ROLL", [0x23] = "ROLL_ACK", [0x24] = "MOVE",
   [0x25] = "RESIGN", [0x26] = "TIME_UP", [0x28] = "RESUME",
   [0x29] = "WATCH", [0x2a] = "WATCHING", [0x2b] = "WATCH_MOVE", [0x2c] = "WATCH_END", [0x2d] = "WATCH_STOP",
-  [0x2e] = "GAMES",
+  [0x2e] = "GAMES", [0x2f] = "SPECTATORS",
   [0x30] = "ANNOUNCE", [0x31] = "QUERY", [0x32] = "GOODBYE", [0x40] = "SPHERE", [0x41] = "FIELD_LEAVE",
 }
 local errors = {
@@ -53,6 +53,7 @@ local fields_of = {
   [0x2c] = { {"winner", "u8"}, {"how", "u8"} },
   [0x2d] = { {"stop_reason", "u8"} },
   [0x2e] = { {"games_list", "bytes"} },
+  [0x2f] = { {"spectators_allowed", "u8"} },
   [0x30] = { {"instance_id", "id"}, {"name", "str"}, {"tcp_port", "u16"}, {"capabilities", "u32"},
              {"field_port", "u16"}, {"state", "u8"}, {"min_version", "u8"}, {"max_version", "u8"},
              {"interval_ms", "u16"}, [10] = {"presence_key", "bytes"}, [11] = {"presence_time_ms", "u64"},
