@@ -220,6 +220,8 @@ public enum DaemonEvent: Sendable, Equatable {
     case watched(WatchUpdate, from: PeerInfo)
     /// How many watch our games now (it changed).
     case watchers(Int)
+    /// The opponent's player turned watching of its games with us off or on (SPECTATORS).
+    case opponentSpectators(PeerInfo, allowed: Bool)
 }
 
 /// What a watcher hears from the player's daemon it asked (Protocol.md §14).

@@ -166,6 +166,7 @@ final class Spectators {
         }
         if on != Self.opponentAllows(link), let peer = link.peer {
             outbox.log("\(peer.name) turned spectators \(on ? "on" : "off") for its games with us (Protocol.md §14)")
+            if !watchers.contains(link.id) { outbox.emit(.opponentSpectators(peer, allowed: on)) }
         }
         link.peerSpectators = on
         guard !on else { return }

@@ -86,6 +86,9 @@ public enum OutputEvent: Sendable, Equatable {
             self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
         case let .watchers(n):
             self = .notice(n == 0 ? "Nobody watches your games now" : "\(n) watching your games (w in the lobby refuses watchers)")
+        case let .opponentSpectators(p, allowed):
+            self = .notice(allowed ? "\(p.name) allows spectators again: your games with \(p.name) may be watched"
+                                   : "\(p.name) allows no spectators now: your games with \(p.name) are not watched")
         case let .watched(_, p):
             // Only a watcher asks (`tictac watch`, WatchOutput): a player's front never should.
             self = .notice("\(p.name) sent news of a game to watch")

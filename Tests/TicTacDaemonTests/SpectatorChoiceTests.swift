@@ -24,6 +24,8 @@ import TicTacTime
         #expect(s.updates(n, 2).last == .stopped(.off), "ann's daemon stops its watcher of ben's game")
         #expect(n.cores[0].watcherCount == 0)
         #expect(n.logs[0].contains { $0.hasPrefix("ben turned spectators off") }, "ann's operator log says why")
+        let told = n.events[0].compactMap { if case let .opponentSpectators(p, allowed) = $0 { (p.name, allowed) } else { nil } }
+        #expect(told.count == 1 && told.first?.0 == "ben" && told.first?.1 == false, "ann's player is told who said no: \(told)")
         try s.watch(&n, 3)
         #expect(s.updates(n, 3) == [.stopped(.off)], "a new WATCH is refused")
         try s.watch(&n, 3, Watch(.list))
@@ -34,6 +36,7 @@ import TicTacTime
 
         try n.command(1, .spectators(true))
         n.settle()
+        #expect(n.events[0].contains { if case .opponentSpectators(_, true) = $0 { true } else { false } })
         try s.watch(&n, 3, Watch(.list))
         let ben = WatchPlayer(id: n.cores[1].config.instanceID, name: n.cores[1].config.name)
         #expect(s.updates(n, 3).last == .games([ListedGame(opponent: ben, rows: 3, cols: 3, k: 3, moves: 3)]))
