@@ -107,5 +107,34 @@ def table_fill_then_new_peer(t, n=1100):
     return "%d forged ids in %.1f s (%d listed), then a new peer: seen" % (n, filled, listed)
 
 
+def announced_program(t):
+    """ANNOUNCE field 13, the program (§6), from a client written from Protocol.md: signed, it
+    comes before the seal and the lobby shows it; a program with an escape or bidirectional
+    character, or of 65 bytes, is `malformed` and changes nothing; an unsigned ANNOUNCE with the
+    bot's id cannot give the bot a program."""
+    me = w.Identity()
+    idhex = me.id.hex()
+    t.play.drain()
+    s = _sender("127.0.0.88")
+    stamp = int(time.time() * 1000)
+    s.sendto(w.signed_announce(me, "gomoku", 40088, stamp, caps=5, program="pbrain-evil 6.6"), (BROADCAST, t.discovery_port))
+    found = _event_about(t, idhex, 3, lambda e: e.get("event") == "peer-found")
+    check(found is not None and found.get("program") == "pbrain-evil 6.6", "the signed program is not shown: %r" % found)
+    for bad in (b"\x1b[2Jowned", "a\u202eb".encode(), b"x" * 65):
+        stamp += 10
+        s.sendto(w.signed_announce(me, "gomoku", 40088, stamp, caps=5, program=bad), (BROADCAST, t.discovery_port))
+    forged = w.frame(w.ANNOUNCE, w.tlv((1, t.bot_id), (2, b"victim"), (3, w.u16(t.bot_port)), (4, w.u32(5)),
+                                       (5, w.u16(0)), (6, w.u8(0)), (7, w.u8(1)), (8, w.u8(2)), (9, w.u16(2000)),
+                                       (13, b"world champion")))
+    s.sendto(forged, (BROADCAST, t.discovery_port))
+    s.close()
+    time.sleep(1.0)
+    listed = _listed(t, idhex)
+    check(listed is not None and listed.get("program") == "pbrain-evil 6.6", "a malformed program changed the peer: %r" % listed)
+    bot = _listed(t, t.bot_id.hex())
+    check(bot is not None and bot.get("program") is None, "an unsigned ANNOUNCE gave the bot a program: %r" % bot)
+    return "signed program shown; escape, bidi and 65-byte programs dropped; the bot's forged program ignored"
+
+
 # After the rest (main.py): the table fill leaves the player's lobby crowded for half a minute.
-CASES = [forged_announce_victim_id, forged_goodbye, table_fill_then_new_peer]
+CASES = [forged_announce_victim_id, forged_goodbye, announced_program, table_fill_then_new_peer]

@@ -204,6 +204,22 @@ def announce(id_, name, tcp_port, caps=1, field_port=0, state=0, lo=1, hi=1, int
                                (5, u16(field_port)), (6, u8(state)), (7, u8(lo)), (8, u8(hi)), (9, u16(interval))))
 
 
+PRESENCE_LABEL = b"tictac-presence-v2"
+
+
+def signed_announce(ident, name, tcp_port, stamp_ms, caps=1, program=None, lo=1, hi=2, interval=2000):
+    """§6 ANNOUNCE signed by `ident`: the version-1 fields, field 13 (the program) when given,
+    then the seal (10 key, 11 timestamp, 12 signature over the label and every byte before it)."""
+    fields = [(1, ident.id), (2, name.encode()), (3, u16(tcp_port)), (4, u32(caps)), (5, u16(0)), (6, u8(0)),
+              (7, u8(lo)), (8, u8(hi)), (9, u16(interval))]
+    if program is not None:
+        fields.append((13, program if isinstance(program, bytes) else program.encode()))
+    body = tlv(*fields, (10, ident.public), (11, u64(stamp_ms)))
+    head = frame(ANNOUNCE, body, length=len(body) + 3 + 64)
+    signature = ident.sign(PRESENCE_LABEL + head)
+    return head + tlv((12, signature))
+
+
 def query(id_): return frame(QUERY, tlv((1, id_)))
 def goodbye(id_): return frame(GOODBYE, tlv((1, id_)))
 
