@@ -100,8 +100,10 @@ public final class NetworkPlayer {
             case let .spectators(on):
                 let allowed = on ?? !daemon.spectatorsAllowed
                 try daemon.command(.spectators(allowed))
-                front.show(.notice(allowed ? "Your games may be watched (tictac watch; w in the lobby refuses it)"
-                                           : "Nobody may watch your games now (w in the lobby allows it again)"))
+                // Each front names its own way back: a key on the full screen, a command in plain mode.
+                let undo = front is PlainFront ? "spectators \(allowed ? "off" : "on")" : "w in the lobby"
+                front.show(.notice(allowed ? "Your games may be watched (tictac watch; \(undo) refuses it)"
+                                           : "Nobody may watch your games now (\(undo) allows it again)"))
             case let .move(n): try daemon.command(.move(n - 1))
             case let .moveAt(ref):
                 guard let size = daemon.currentGameSize else { throw CommandError.notInGame }

@@ -85,7 +85,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .connectFailed(to, reason):
             self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
         case let .watchers(n):
-            self = .notice(n == 0 ? "Nobody watches your games now" : "\(n) watching your games (w in the lobby refuses watchers)")
+            self = .notice(n == 0 ? "Nobody watches your games now" : "\(n) watching your games (w in the lobby, or spectators off, refuses watchers)")
         case let .opponentSpectators(p, allowed):
             self = .notice(allowed ? "\(p.name) allows spectators again: your games with \(p.name) may be watched"
                                    : "\(p.name) allows no spectators now: your games with \(p.name) are not watched")
