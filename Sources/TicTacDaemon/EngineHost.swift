@@ -77,7 +77,8 @@ final class EngineHost {
             game = existing
         } else {
             if let until = pausedUntil {
-                let why = "no restart left for \((until - reactor.now).components.seconds + 1) s "
+                let left = (until - reactor.now).components
+                let why = "no restart left for \(left.seconds + (left.attoseconds > 0 ? 1 : 0)) s "
                     + "(more than \(restarts.limit) failures within \(restarts.windowText))"
                 return answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed(why, pausedUntil: until)))
             }

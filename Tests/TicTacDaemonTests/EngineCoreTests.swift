@@ -101,15 +101,15 @@ import TicTacTime
         n.settle()
         #expect(declines(n) == [.busy], "declined busy (try later) while the engine rests")
         // Nearly ten minutes on (the link kept alive): still declined; past the pause, played.
-        while n.now < resumes + .seconds(-5) {
-            n.advance(by: .seconds(5))
+        while n.now < resumes + .seconds(-1) {
+            n.advance(by: .seconds(1))
             n.settle()
         }
         try n.command(1, .invite("engine"))
         n.settle()
         #expect(declines(n) == [.busy, .busy])
         #expect(n.game(1) == nil)
-        n.advance(by: .seconds(5))
+        n.advance(by: .seconds(1))
         n.settle()
         try n.command(1, .invite("engine"))
         n.settle()
