@@ -77,8 +77,7 @@ final class EngineHost {
             game = existing
         } else {
             if let until = pausedUntil {
-                let left = (until - reactor.now).components
-                let why = "no restart left for \(left.seconds + (left.attoseconds > 0 ? 1 : 0)) s "
+                let why = "no restart left for \(EngineRestartRate.seconds(until - reactor.now)) s "
                     + "(more than \(restarts.limit) failures within \(restarts.windowText))"
                 return answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed(why, pausedUntil: until)))
             }

@@ -220,8 +220,7 @@ final class Matches {
         guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
         if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
             if enginePause(now) == nil {
-                let seconds = (until - now).components.seconds
-                outbox.log("no engine restart left for \(seconds) s (more failures within the window than --engine-restarts "
+                outbox.log("no engine restart left for \(EngineRestartRate.seconds(until - now)) s (more failures within the window than --engine-restarts "
                            + "allows): engine matches end after their game, and engine games are declined busy until then")
             }
             engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead
