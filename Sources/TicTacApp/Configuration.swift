@@ -105,7 +105,7 @@ public struct BotConfiguration: Sendable {
     public var engine: String?
     /// Engine games at most at the same time (a process each).
     public var engineGames = 4
-    /// Engine restarts after failures at most, for the bot's life.
+    /// Engine restarts after failures at most within any 10 minutes (EngineRestartRate).
     public var engineRestarts = 8
     /// An engine process's address space (MiB) and CPU time (seconds).
     public var engineMemoryMiB = 1024

@@ -12,8 +12,9 @@ import TicTacTime
 /// or a hang loses one game only, and games never wait for each other's engine.
 ///
 /// A failure (crash, garbage, an illegal cell, a flood, no answer within the move clock) loses
-/// the game it was answering (`EngineAnswer.failed`); the next turn starts a new process, one
-/// of `maxRestarts` for the bot's life. With none left the answer is fatal.
+/// the game it was answering (`EngineAnswer.failed`); the next turn starts a new process, while
+/// `restarts` (at most N failures within 10 minutes) allows. Past it the answer says until when
+/// no process is started, and turns asked before then fail at once.
 final class EngineHost {
     private final class Game {
         let process: EngineProcess
@@ -33,11 +34,10 @@ final class EngineHost {
     private let reactor: Reactor
     private let answer: (EngineAnswer) -> Void
     private let log: (String) -> Void
-    /// Restarts after a failure, at most, for the bot's life.
-    let maxRestarts: Int
-    /// Failures so far; past `maxRestarts` no process is started any more.
-    private(set) var faults = 0
-    var down: Bool { faults > maxRestarts }
+    /// Failures so far, within their window: past its limit no process is started for a while.
+    private var restarts: EngineRestartRate
+    /// Until when no process is started (nil: one may be).
+    private var pausedUntil: Instant? { restarts.pausedUntil(reactor.now) }
     private var games: [LinkID: Game] = [:]
     /// Links whose last process failed: their next process is a restart.
     private var failed: Set<LinkID> = []
@@ -52,7 +52,7 @@ final class EngineHost {
          answer: @escaping (EngineAnswer) -> Void, log: @escaping (String) -> Void) {
         self.command = command
         self.limits = limits
-        self.maxRestarts = maxRestarts
+        restarts = EngineRestartRate(limit: maxRestarts)
         self.reactor = reactor
         self.answer = answer
         self.log = log
@@ -76,11 +76,15 @@ final class EngineHost {
         if let existing = games[turn.link] {
             game = existing
         } else {
-            guard !down else {
-                return answer(EngineAnswer(link: turn.link, ticket: turn.ticket,
-                                           outcome: .failed("no restart left (\(maxRestarts) used)", fatal: true)))
+            if let until = pausedUntil {
+                let why = "no restart left for \(EngineRestartRate.seconds(until - reactor.now)) s "
+                    + "(more than \(restarts.limit) failures within \(restarts.windowText))"
+                return answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed(why, pausedUntil: until)))
             }
-            if failed.remove(turn.link) != nil { log("engine for link \(turn.link): restart after failure \(faults) (at most \(maxRestarts))") }
+            if failed.remove(turn.link) != nil {
+                log("engine for link \(turn.link): restart after failure \(restarts.total) "
+                    + "(at most \(restarts.limit) within \(restarts.windowText))")
+            }
             guard let started = start(turn) else { return }
             game = started
         }
@@ -105,9 +109,9 @@ final class EngineHost {
             process = try EngineProcess(command: command, limits: limits, reactor: reactor)
         } catch {
             failed.insert(turn.link)
-            faults += 1
+            restarts.failed(at: reactor.now)
             log("engine for link \(turn.link): cannot start \(command): \(error)")
-            answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed("cannot start: \(error)", fatal: down)))
+            answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed("cannot start: \(error)", pausedUntil: pausedUntil)))
             return nil
         }
         let game = Game(process: process, session: PbrainSession(maxMemory: limits.memory))
@@ -150,11 +154,11 @@ final class EngineHost {
         let tail = game.process.stderrTail
         remove(link, game)
         failed.insert(link)
-        faults += 1
+        restarts.failed(at: reactor.now)
         let stderr = tail.isEmpty ? "" : "; its last stderr lines: " + tail.joined(separator: " | ")
         log("engine for link \(link) (pid \(game.process.pid)) failed: \(why)\(stderr)")
         guard let ticket else { return }
-        answer(EngineAnswer(link: link, ticket: ticket, outcome: .failed(why, fatal: down)))
+        answer(EngineAnswer(link: link, ticket: ticket, outcome: .failed(why, pausedUntil: pausedUntil)))
     }
 
     private func stop(_ link: LinkID) {

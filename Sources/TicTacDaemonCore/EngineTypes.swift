@@ -1,4 +1,5 @@
 import TicTacEngine
+import TicTacTime
 
 /// What a bot whose moves come from an external Gomocup engine (`tictac bot --engine`) plays:
 /// the k = 5 boards the engine accepted when it was probed. The 3 x 3 board stays the built-in
@@ -79,9 +80,10 @@ public struct EngineAnswer: Sendable, Equatable {
         /// The engine's move (a 0-based cell; the core checks it again).
         case move(Int)
         /// The engine failed this turn (crash, garbage, an illegal cell, a flood, no answer
-        /// in time): the bot loses the game. `fatal`: no restart is left; the match ends and
-        /// no engine game is accepted any more.
-        case failed(String, fatal: Bool)
+        /// in time): the bot loses the game. `pausedUntil`: it failed more often than
+        /// EngineRestartRate allows, and is not started again before then; the match ends and
+        /// engine games are declined `busy` until then.
+        case failed(String, pausedUntil: Instant?)
     }
 
     public let link: LinkID

@@ -196,7 +196,7 @@ final class Invitations {
             return accept(link, offered, now: now)
         }
         if let bot = config.bot {
-            if let engine = config.engine, size != .classic, let why = engineRefusal(engine, size) {
+            if let engine = config.engine, size != .classic, let why = engineRefusal(engine, size, now: now) {
                 outbox.log("declined \(peer.name)'s \(size) invitation: \(why)")
                 return refuse(invite, why.hasPrefix("busy") ? .busy : .unsupported, on: link, now: now)
             }
@@ -269,12 +269,14 @@ final class Invitations {
 
     /// Why an engine bot does not play `size` now (nil: it does). A reason starting with
     /// "busy" is declined `busy` (try later), any other `unsupported`.
-    private func engineRefusal(_ engine: EngineBoards, _ size: BoardSize) -> String? {
+    private func engineRefusal(_ engine: EngineBoards, _ size: BoardSize, now: Instant) -> String? {
         guard engine.plays(size) else {
             let boards = engine.sizes.count
             return "the engine plays k = 5 on \(boards) board size\(boards == 1 ? "" : "s") (and the bot 3x3 k=3), not \(size)"
         }
-        if matches.engineDown { return "the engine failed too often and is no longer used" }
+        if let pause = matches.enginePause(now) {
+            return "busy (the engine failed too often: not started again for \(EngineRestartRate.seconds(pause)) s)"
+        }
         let running = links.values.count { link in link.game.map { engine.plays($0.size) } == true }
         if running >= engine.maxGames { return "busy (\(running) engine games, at most \(engine.maxGames))" }
         return nil

@@ -214,12 +214,16 @@ final class Matches {
 
     /// The engine host answered an engine turn: its move is made if the game still waits for it
     /// in the same position; a failed engine loses the game (the bot resigns it), and one with
-    /// no restart left ends the match and every engine game after it.
+    /// no restart left for now (EngineRestartRate) ends the match, and engine games are
+    /// declined until the engine may be started again.
     func engineAnswered(_ answer: EngineAnswer, now: Instant) {
         guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
-        if case .failed(_, fatal: true) = answer.outcome, !engineDown {
-            engineDown = true // the rematch ends the match instead
-            outbox.log("no engine restart left: engine matches end after their game, and engine games are declined from now on")
+        if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
+            if enginePause(now) == nil {
+                outbox.log("no engine restart left for \(EngineRestartRate.seconds(until - now)) s (more failures within the window than --engine-restarts "
+                           + "allows): engine matches end after their game, and engine games are declined busy until then")
+            }
+            engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead
         }
         guard let link = links[answer.link], !link.closing,
               let match = link.match, match.game.state == .myTurn else { return runBotTurns(now: now) }
@@ -242,8 +246,15 @@ final class Matches {
         runBotTurns(now: now)
     }
 
-    /// Set once the engine host has no restart left: engine boards are declined from then on.
-    var engineDown = false
+    /// When the engine host may start the engine again after too many failures: engine boards
+    /// are declined until then.
+    private var engineResumes: Instant?
+
+    /// How long engine boards are still declined at `now` (nil: they are played).
+    func enginePause(_ now: Instant) -> Duration? {
+        guard let engineResumes, now < engineResumes else { return nil }
+        return engineResumes - now
+    }
 
     /// The bot gives up the game on `link` (its engine failed): RESIGN, logged with the reason.
     private func lose(_ match: Match, link: Link, _ why: String, now: Instant) {
@@ -263,8 +274,8 @@ final class Matches {
     /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
     private func rematch(_ link: Link, now: Instant) {
         guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
-        if engineDown, config.engine?.plays(game.size) == true {
-            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts")
+        if enginePause(now) != nil, config.engine?.plays(game.size) == true {
+            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts for now")
             return end(link, byUs: true, now: now)
         }
         if let peer = link.peer, !rate.allows(peer.id, now: now) {

@@ -57,8 +57,9 @@ struct BotCommand: ParsableCommand {
                                + "one more is declined as busy.", valueName: "n"))
     var engineGames = 4
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Engine restarts after failures at most (0-1000), for the bot's life; "
-                               + "past them engine games are declined.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Engine restarts after failures at most within any 10 minutes (0-1000); "
+                               + "one failure more and the engine rests until the oldest of them is 10 minutes old: "
+                               + "its games are lost, and engine games are declined as busy meanwhile.", valueName: "n"))
     var engineRestarts = 8
 
     @Option(parsing: .unconditional, help: ArgumentHelp("An engine process's address space in MiB (64-65536; INFO max_memory).",

@@ -72,20 +72,23 @@ import TicTacTime
         n.settle()
         let second = try #require(turns(n).last)
         #expect(second.ticket != first.ticket && second.moves.last == free)
-        n.answerEngine(0, EngineAnswer(link: second.link, ticket: second.ticket, outcome: .failed("crashed", fatal: false)))
+        n.answerEngine(0, EngineAnswer(link: second.link, ticket: second.ticket, outcome: .failed("crashed", pausedUntil: nil)))
         n.settle()
         #expect(n.game(1)?.score == Score(won: 1), "ben won by resignation")
         #expect(n.logs[0].contains { $0.contains("lost the game against ben by resigning: the engine failed: crashed") })
     }
 
-    @Test func withNoRestartLeftTheMatchEndsAndEngineGamesAreDeclined() throws {
+    /// An engine out of restarts for now (EngineRestartRate): the match ends, engine boards are
+    /// declined busy while it rests, and played again once the pause is over.
+    @Test func aRestingEngineEndsTheMatchDeclinesBusyAndPlaysAgainAfterThePause() throws {
         var n = try net(gomoku)
         if n.game(1)?.state == .myTurn {
             try n.command(1, .move(112))
             n.settle()
         }
         let turn = try #require(turns(n).last)
-        n.answerEngine(0, EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed("no restart left", fatal: true)))
+        let resumes = n.now + .seconds(600)
+        n.answerEngine(0, EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed("no restart left", pausedUntil: resumes)))
         n.settle()
         let results = n.events[1].compactMap { if case let .game(.gameOver(r, _, _), _) = $0 { r } else { nil } }
         #expect(results == [.won])
@@ -93,9 +96,25 @@ import TicTacTime
         #expect(n.game(1) == nil)
         #expect(n.events[1].contains { if case .matchEnded(_, byUs: false) = $0 { true } else { false } })
         #expect(n.engineRequests[0].contains(.stop(turn.link)))
+        #expect(n.logs[0].contains { $0.contains("no engine restart left for 600 s") }, "\(n.logs[0])")
         try n.command(1, .invite("engine"))
         n.settle()
-        #expect(declines(n) == [.unsupported])
+        #expect(declines(n) == [.busy], "declined busy (try later) while the engine rests")
+        // Nearly ten minutes on (the link kept alive): still declined; past the pause, played.
+        while n.now < resumes + .seconds(-1) {
+            n.advance(by: .seconds(1))
+            n.settle()
+        }
+        try n.command(1, .invite("engine"))
+        n.settle()
+        #expect(declines(n) == [.busy, .busy])
+        #expect(n.game(1) == nil)
+        n.advance(by: .seconds(1))
+        n.settle()
+        try n.command(1, .invite("engine"))
+        n.settle()
+        #expect(declines(n) == [.busy, .busy], "\(n.logs[0].suffix(5))")
+        #expect(n.game(1) != nil, "the engine plays again once its pause is over")
     }
 
     @Test func theEngineGamesCapDeclinesBusy() throws {

@@ -51,12 +51,14 @@ def lan(*args, check_rc=True):
 
 
 class Daemon:
-    """A tictac process in a LAN host, speaking plain mode with --json; its pid is the tictac's."""
+    """A tictac process in a LAN host, speaking plain mode with --json; its pid is the tictac's.
+    `log`: a file for its standard error (its log), else it is dropped."""
 
-    def __init__(self, host, *args, stdin=True):
-        self.p = subprocess.Popen([LAN, "exec", str(host), TICTAC, *args], env=ENV, text=True,
-                                  stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    def __init__(self, host, *args, stdin=True, log=None):
+        with open(log or os.devnull, "w") as err:
+            self.p = subprocess.Popen([LAN, "exec", str(host), TICTAC, *args], env=ENV, text=True,
+                                      stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                      stdout=subprocess.PIPE, stderr=err)
         procs.append(self)
         self.events = []
         self.buf = ""
