@@ -217,7 +217,7 @@ final class Matches {
     /// no restart left for now (EngineRestartRate) ends the match, and engine games are
     /// declined until the engine may be started again.
     func engineAnswered(_ answer: EngineAnswer, now: Instant) {
-        guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
+        // The pause holds whether or not the game still waits for this answer.
         if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
             if enginePause(now) == nil {
                 outbox.log("no engine restart left for \(EngineRestartRate.seconds(until - now)) s (more failures within the window than --engine-restarts "
@@ -225,6 +225,7 @@ final class Matches {
             }
             engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead
         }
+        guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
         guard let link = links[answer.link], !link.closing,
               let match = link.match, match.game.state == .myTurn else { return runBotTurns(now: now) }
         guard match.game.board == board else {
