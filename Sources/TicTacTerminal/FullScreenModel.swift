@@ -216,6 +216,8 @@ struct FullScreenModel {
             notice = Notice(text: message, tone: .error)
         case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
+        case let .watchers(n):
+            notice = Notice(text: OutputFormatter.watchersText(n, undo: "w in the lobby"), tone: .info)
         case .rematch, .moveClock:
             break // plain mode's line; the screen counts down from game-over itself
         case let .game(g, opponent):

@@ -51,6 +51,8 @@ public enum OutputEvent: Sendable, Equatable {
     case gameAdjourned(PeerInfo)
     case gameVoid(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
+    /// How many watch our games now (it changed): a notice, worded by each front.
+    case watchers(Int)
     /// Plain mode only (the full screen counts down itself): the game is over and the next one
     /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
     /// ends the match instead (README "Plain mode").
@@ -84,8 +86,7 @@ public enum OutputEvent: Sendable, Equatable {
             self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
         case let .connectFailed(to, reason):
             self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
-        case let .watchers(n):
-            self = .notice(n == 0 ? "Nobody watches your games now" : "\(n) watching your games (w in the lobby, or spectators off, refuses watchers)")
+        case let .watchers(n): self = .watchers(n)
         case let .opponentSpectators(p, allowed):
             self = .notice(allowed ? "\(p.name) allows spectators again: your games with \(p.name) may be watched"
                                    : "\(p.name) allows no spectators now: your games with \(p.name) are not watched")
@@ -213,6 +214,11 @@ public struct OutputFormatter: Sendable {
         return "Connection to \(p.name) lost\(why): waiting for \(p.name), \(left) left; \(keys)"
     }
 
+    /// How many watch our games; `undo`: how this front refuses them.
+    public static func watchersText(_ n: Int, undo: String) -> String {
+        n == 0 ? "Nobody watches your games now" : "\(n) watching your games (\(undo) refuses watchers)"
+    }
+
     public static func adjournedText(_ p: PeerInfo) -> String {
         "The game with \(p.name) is adjourned: it goes on the next time you are both here"
     }
@@ -282,6 +288,8 @@ public struct OutputFormatter: Sendable {
             return ev("help", [("message", .string(text))])
         case let .notice(text):
             return ev("notice", [("message", .string(text))])
+        case let .watchers(n):
+            return ev("notice", [("message", .string(Self.watchersText(n, undo: "spectators off")))])
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):
@@ -387,6 +395,7 @@ public struct OutputFormatter: Sendable {
             return ["New game in \(seconds) s: new starts it now" + (lobby ? ", lobby ends the match and goes back to the lobby" : "")]
         case let .error(_, message): return ["Error: \(message)"]
         case let .help(text), let .notice(text): return [text]
+        case let .watchers(n): return [Self.watchersText(n, undo: "spectators off")]
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):

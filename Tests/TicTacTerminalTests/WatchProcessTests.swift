@@ -81,7 +81,7 @@ import Testing
         #expect(carol.await("game-started") != nil)
         let w = try watcher(["carol"], port: carolPort)
         #expect(w.await("watching") != nil)
-        #expect(carol.await("notice")?["message"] as? String == "1 watching your games (w in the lobby, or spectators off, refuses watchers)")
+        #expect(carol.await("notice")?["message"] as? String == "1 watching your games (spectators off refuses watchers)")
         carol.send("spectators off")
         #expect(carol.await("notice")?["message"] as? String == "Nobody watches your games now")
         #expect(carol.await("notice")?["message"] as? String == "Nobody may watch your games now (spectators on allows it again)")
