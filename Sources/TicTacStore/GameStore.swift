@@ -246,7 +246,7 @@ public final class GameStore {
     public func batch(_ body: () throws(StoreError) -> Void) throws(StoreError) {
         if current != nil { return try body() }
         do {
-            try db.write { database in
+            try transaction { database in
                 current = database
                 defer { current = nil }
                 try body()
@@ -261,9 +261,26 @@ public final class GameStore {
             do { return try body(current) } catch { throw StoreError.from(error, path: path) }
         }
         do {
-            return try db.write(body)
+            return try transaction(body)
         } catch {
             throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// `body` in one write transaction, begun and committed by statements prepared once (GRDB's
+    /// `write` parses its BEGIN and COMMIT again for every transaction); rolled back when it throws.
+    private func transaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try db.writeWithoutTransaction { database in
+            try database.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+            do {
+                let value = try body(database)
+                try database.cachedStatement(sql: "COMMIT").execute()
+                return value
+            } catch {
+                // A failed COMMIT may leave the transaction open: end it, keep the first error.
+                if database.isInsideTransaction { try? database.cachedStatement(sql: "ROLLBACK").execute() }
+                throw error
+            }
         }
     }
 
