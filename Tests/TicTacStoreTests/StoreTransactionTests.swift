@@ -52,4 +52,36 @@ import TicTacWire
         try store.move(game: game, number: 2, cell: 0, byUs: false, at: 4)
         #expect(try store.history().first?.moves.map(\.cell) == [4, 0])
     }
+
+    @Test func aGameWrittenThroughTheFastPathReadsBackWithItsNulls() throws {
+        let store = try GameStore(path: GameStoreTests.scratchPath())
+        let game = try store.gameStarted(match: key, number: 2, peer: ben, peerName: "bén", us: ann,
+                                         size: try BoardSize(rows: 5, cols: 6, k: 4), at: 1)
+        try store.firstMoveDecided(game: game, weMoveFirst: false, key: nil, moveTime: 30)
+        try store.move(game: game, number: 1, cell: 29, byUs: false, at: 2)
+        try store.gameEnded(game: game, state: .interrupted, result: nil, ending: nil, at: 3)
+        let g = try #require(try store.history().first)
+        #expect(g.key == nil && g.result == nil && g.ending == nil && g.endedAt == 3)
+        #expect(g.peerName == "bén" && g.number == 2 && g.moveTime == 30 && g.weMovedFirst == false)
+        #expect([g.rows, g.cols, g.k] == [5, 6, 4] && g.state == .interrupted)
+        #expect(g.moves.map(\.cell) == [29] && g.moves.map(\.byUs) == [false])
+    }
+
+    @Test func aDiskThatFillsDuringAGameIsSaidToBeFull() throws {
+        let path = GameStoreTests.scratchPath()
+        let store = try GameStore(path: path, maxPages: 12) // the schema takes about 8
+        let name = String(repeating: "x", count: 2000)
+        var failure: StoreError?
+        for i in 0..<100 where failure == nil {
+            do throws(StoreError) {
+                let game = try store.gameStarted(match: key, number: i + 1, peer: ID128(high: 7, low: UInt64(i)),
+                                                 peerName: name, us: ann, size: .classic, at: Int64(i))
+                try store.move(game: game, number: 1, cell: 4, byUs: true, at: Int64(i))
+            } catch {
+                failure = error
+            }
+        }
+        #expect(failure == .full(path))
+        #expect(try store.history().allSatisfy { $0.moves.count == 1 }, "what was stored before stays")
+    }
 }
