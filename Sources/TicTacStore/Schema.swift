@@ -47,9 +47,9 @@ enum Schema {
         }
         m.registerMigration("v2") { db in
             // v1's CHECK (x IN (...)) makes SQLite 3.40 build a temporary index for every insert
-            // or update of a game's state (perf: a tenth of a bot's store cost): the same checks
-            // as ORs, the rows as they were. GRDB turns foreign keys off meanwhile (moves keep
-            // pointing at the games, by id).
+            // or update of a game's state (perf: about a sixth of what the store cost a bot): the
+            // same checks as ORs, the rows as they were. GRDB turns foreign keys off meanwhile
+            // (moves keep pointing at the games, by id).
             try db.execute(sql: """
                 CREATE TABLE games_v2 (
                     id INTEGER PRIMARY KEY,
