@@ -25,7 +25,8 @@ struct FastStatement {
             switch value {
             case nil: code = sqlite3_bind_null(handle, index)
             case let .int(n)?: code = sqlite3_bind_int64(handle, index, n)
-            case let .text(s)?: code = sqlite3_bind_text(handle, index, s, -1, Self.transient)
+            case let .text(s)?: // its UTF-8 length, as GRDB binds it: a NUL inside does not cut it short
+                code = sqlite3_bind_text(handle, index, s, Int32(clamping: s.utf8.count), Self.transient)
             }
             if code != SQLITE_OK { throw error(code) }
         }

@@ -67,6 +67,14 @@ import TicTacWire
         #expect(g.moves.map(\.cell) == [29] && g.moves.map(\.byUs) == [false])
     }
 
+    @Test func aTextIsStoredWholeEvenWithANULInside() throws {
+        let path = GameStoreTests.scratchPath()
+        let store = try GameStore(path: path)
+        try store.gameStarted(match: key, number: 1, peer: ben, peerName: "bén\u{0}x", us: ann, size: .classic, at: 1)
+        let raw = try DatabaseQueue(path: path) // GRDB reads text up to a NUL: count the bytes
+        #expect(try raw.read { db in try Int.fetchOne(db, sql: "SELECT length(CAST(name AS BLOB)) FROM peers") } == 6)
+    }
+
     @Test func aDiskThatFillsDuringAGameIsSaidToBeFull() throws {
         let path = GameStoreTests.scratchPath()
         let store = try GameStore(path: path, maxPages: 12) // the schema takes about 8
