@@ -81,19 +81,24 @@ public final class GameStore {
     public func gameStarted(match: ID128, number: Int, peer: ID128, peerName: String, us: ID128,
                             size: BoardSize, key: ID128? = nil, at ms: Int64) throws(StoreError) -> Int64 {
         try write { db in
-            try db.cachedStatement(sql: """
+            let seen = try FastStatement(db, sql: """
                 INSERT INTO peers (id, name, firstSeen, lastSeen) VALUES (?, ?, ?, ?)
                 ON CONFLICT (id) DO UPDATE SET name = excluded.name, lastSeen = excluded.lastSeen
-                """).execute(arguments: [peer.description, peerName, ms, ms])
-            if let key, let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM games WHERE key = ?"),
-                                                    arguments: [key.description]) {
-                return id
+                """)
+            try seen.bind(.text(peer.description), .text(peerName), .int(ms), .int(ms))
+            try seen.run()
+            if let key {
+                let find = try FastStatement(db, sql: "SELECT id FROM games WHERE key = ?")
+                try find.bind(.text(key.description))
+                if let id = try find.run() { return id }
             }
-            try db.cachedStatement(sql: """
+            let insert = try FastStatement(db, sql: """
                 INSERT INTO games (matchID, number, key, peerID, ourID, rows, cols, k, startedAt, state)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')
-                """).execute(arguments: [match.description, number, key?.description, peer.description, us.description,
-                                         size.rows, size.cols, size.k, ms])
+                """)
+            try insert.bind(.text(match.description), .number(number), key.map { .text($0.description) }, .text(peer.description),
+                            .text(us.description), .number(size.rows), .number(size.cols), .number(size.k), .int(ms))
+            try insert.run()
             return db.lastInsertedRowID
         }
     }
@@ -101,8 +106,9 @@ public final class GameStore {
     /// Records who moves first and the game's key (`GameKey`), once the roll has decided.
     public func firstMoveDecided(game: Int64, weMoveFirst: Bool, key: ID128? = nil, moveTime: Int = 0) throws(StoreError) {
         try write { db in
-            try db.cachedStatement(sql: "UPDATE games SET weMovedFirst = ?, key = ?, moveTime = ? WHERE id = ?")
-                .execute(arguments: [weMoveFirst, key?.description, moveTime, game])
+            let update = try FastStatement(db, sql: "UPDATE games SET weMovedFirst = ?, key = ?, moveTime = ? WHERE id = ?")
+            try update.bind(.flag(weMoveFirst), key.map { .text($0.description) }, .number(moveTime), .int(game))
+            try update.run()
         }
     }
 
@@ -111,7 +117,9 @@ public final class GameStore {
     public func move(game: Int64, number: Int, cell: Int, byUs: Bool, at ms: Int64) throws(StoreError) {
         try write { db in
             // One look at the last stored number; the stored move itself only for a repeat.
-            let count = try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM moves WHERE game = ?"), arguments: [game]) ?? 0
+            let counting = try FastStatement(db, sql: "SELECT count(*) FROM moves WHERE game = ?")
+            try counting.bind(.int(game))
+            let count = try counting.run() ?? 0
             if number <= count {
                 let stored = try Row.fetchOne(db.cachedStatement(sql: "SELECT cell, byUs FROM moves WHERE game = ? AND number = ?"),
                                               arguments: [game, number])
@@ -122,8 +130,9 @@ public final class GameStore {
             guard number == count + 1 else {
                 throw StoreError.failed(path, message: "move \(number) of game \(game) after \(count) stored")
             }
-            try db.cachedStatement(sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)")
-                .execute(arguments: [game, number, cell, byUs, ms])
+            let insert = try FastStatement(db, sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)")
+            try insert.bind(.int(game), .number(number), .number(cell), .flag(byUs), .int(ms))
+            try insert.run()
         }
     }
 
@@ -131,8 +140,9 @@ public final class GameStore {
     public func gameEnded(game: Int64, state: GameRecord.State, result: GameResult?, ending: String?,
                           at ms: Int64) throws(StoreError) {
         try write { db in
-            try db.cachedStatement(sql: "UPDATE games SET state = ?, result = ?, ending = ?, endedAt = ? WHERE id = ?")
-                .execute(arguments: [state.rawValue, result?.rawValue, ending, ms, game])
+            let update = try FastStatement(db, sql: "UPDATE games SET state = ?, result = ?, ending = ?, endedAt = ? WHERE id = ?")
+            try update.bind(.text(state.rawValue), result.map { .text($0.rawValue) }, ending.map { .text($0) }, .int(ms), .int(game))
+            try update.run()
         }
     }
 
@@ -246,7 +256,7 @@ public final class GameStore {
     public func batch(_ body: () throws(StoreError) -> Void) throws(StoreError) {
         if current != nil { return try body() }
         do {
-            try db.write { database in
+            try transaction { database in
                 current = database
                 defer { current = nil }
                 try body()
@@ -261,9 +271,26 @@ public final class GameStore {
             do { return try body(current) } catch { throw StoreError.from(error, path: path) }
         }
         do {
-            return try db.write(body)
+            return try transaction(body)
         } catch {
             throw StoreError.from(error, path: path)
+        }
+    }
+
+    /// `body` in one write transaction, begun and committed by statements prepared once (GRDB's
+    /// `write` parses its BEGIN and COMMIT again for every transaction); rolled back when it throws.
+    private func transaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try db.writeWithoutTransaction { database in
+            try database.cachedStatement(sql: "BEGIN IMMEDIATE").execute()
+            do {
+                let value = try body(database)
+                try database.cachedStatement(sql: "COMMIT").execute()
+                return value
+            } catch {
+                // A failed COMMIT may leave the transaction open: end it, keep the first error.
+                if database.isInsideTransaction { try? database.cachedStatement(sql: "ROLLBACK").execute() }
+                throw error
+            }
         }
     }
 
