@@ -16,6 +16,18 @@ import Testing
 
     func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
+    /// The log once it holds `line`, or as it is after `timeout`: the bot writes a game's last
+    /// lines in the loop turn that sends its end, so the opponent can have seen the end first.
+    func read(_ path: String, once line: String, timeout: Double = 5) -> String {
+        let end = Date().addingTimeInterval(timeout)
+        var text = read(path)
+        while !text.contains(line), Date() < end {
+            usleep(50_000)
+            text = read(path)
+        }
+        return text
+    }
+
     /// The game-over results a bot printed, until it has `count` or exits.
     func results(_ p: TicTacProcess, _ count: Int, timeout: Double = 120) -> [String] {
         var out: [String] = []
@@ -117,7 +129,7 @@ import Testing
         let rb = results(b, 2, timeout: 60)
         #expect(rb == ["won", "won"], "the broken engine lost both games: \(rb)")
         #expect(b.waitExit(timeout: 10) == 0)
-        let log = read(aLog)
+        let log = read(aLog, once: fault == "silent" ? reason : "no engine restart left")
         #expect(log.contains("lost the game against opponent by resigning: the engine failed") || fault == "silent",
                 "\(log.suffix(3000))")
         #expect(log.contains(reason), "\(log.suffix(3000))")
