@@ -3,6 +3,7 @@ import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
 import TicTacTerminal
+import TicTacTime
 import TicTacWire
 
 /// A daemon with a person at the front: wires the daemon's events to the front and the front's
@@ -63,8 +64,7 @@ public final class NetworkPlayer {
             (front as? FullScreenFront)?.offersField = true
         }
         let config = daemon.config
-        let delay = config.rematchDelay.components
-        (front as? PlainFront)?.rematchSeconds = Int(delay.seconds) + (delay.attoseconds > 0 ? 1 : 0)
+        (front as? PlainFront)?.rematchSeconds = Int(config.rematchDelay.wholeSecondsRoundedUp)
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
         for notice in notices + pending { front.show(notice) }
         pending = []

@@ -77,7 +77,7 @@ final class EngineHost {
             game = existing
         } else {
             if let until = pausedUntil {
-                let why = "no restart left for \(EngineRestartRate.seconds(until - reactor.now)) s "
+                let why = "no restart left for \((until - reactor.now).wholeSecondsRoundedUp) s "
                     + "(more than \(restarts.limit) failures within \(restarts.windowText))"
                 return answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed(why, pausedUntil: until)))
             }

@@ -35,12 +35,6 @@ public struct EngineRestartRate: Sendable, Equatable {
         return now < clears ? clears : nil
     }
 
-    /// `duration` in whole seconds, rounded up (the log's "for 600 s").
-    public static func seconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        return parts.seconds + (parts.attoseconds > 0 ? 1 : 0)
-    }
-
     /// The window in words, for the log and the help ("10 min").
     public var windowText: String {
         let seconds = Int(window.components.seconds)

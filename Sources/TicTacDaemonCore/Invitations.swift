@@ -275,7 +275,7 @@ final class Invitations {
             return "the engine plays k = 5 on \(boards) board size\(boards == 1 ? "" : "s") (and the bot 3x3 k=3), not \(size)"
         }
         if let pause = matches.enginePause(now) {
-            return "busy (the engine failed too often: not started again for \(EngineRestartRate.seconds(pause)) s)"
+            return "busy (the engine failed too often: not started again for \(pause.wholeSecondsRoundedUp) s)"
         }
         let running = links.values.count { link in link.game.map { engine.plays($0.size) } == true }
         if running >= engine.maxGames { return "busy (\(running) engine games, at most \(engine.maxGames))" }

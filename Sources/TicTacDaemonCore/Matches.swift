@@ -220,7 +220,7 @@ final class Matches {
         // The pause holds whether or not the game still waits for this answer.
         if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
             if enginePause(now) == nil {
-                outbox.log("no engine restart left for \(EngineRestartRate.seconds(until - now)) s (more failures within the window than --engine-restarts "
+                outbox.log("no engine restart left for \((until - now).wholeSecondsRoundedUp) s (more failures within the window than --engine-restarts "
                            + "allows): engine matches end after their game, and engine games are declined busy until then")
             }
             engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead

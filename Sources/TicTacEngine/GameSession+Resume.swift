@@ -39,11 +39,10 @@ extension GameSession {
         let left = remaining.map { max($0, least) }
         phase = .playing(ourTurn: ourTurn, clock: left.map { now + $0 })
         show(ourTurn ? .yourTurn : .opponentTurn)
-        // The front counts down what is really left (the peer's clock holds its grace too), in
-        // whole seconds rounded up.
-        if let left, case let shown = ourTurn ? left : max(.zero, left - Self.moveGrace), shown < .seconds(Int64(agreedMoveTime)) {
-            let (s, atto) = shown.components
-            show(.turnClock(seconds: Int(s) + (atto > 0 ? 1 : 0)))
+        // The front counts down what is really left (the peer's clock holds its grace too).
+        if let left {
+            let shown = ourTurn ? left : max(.zero, left - Self.moveGrace)
+            if shown < .seconds(Int64(agreedMoveTime)) { show(.turnClock(seconds: Int(shown.wholeSecondsRoundedUp))) }
         }
     }
 

@@ -47,8 +47,8 @@ enum Schema {
         }
         m.registerMigration("v2") { db in
             // v1's CHECK (x IN (...)) makes SQLite 3.40 build a temporary index for every insert
-            // or update of a game's state (perf: about a sixth of what the store cost a bot): the
-            // same checks as ORs, the rows as they were. GRDB turns foreign keys off meanwhile
+            // or update of a game's state (docs/performance.md, 2026-11-27): the same checks as
+            // ORs, the rows as they were. GRDB turns foreign keys off meanwhile
             // (moves keep pointing at the games, by id).
             try db.execute(sql: """
                 CREATE TABLE games_v2 (

@@ -13,5 +13,8 @@ extension PeerInfo {
     }
 
     /// The same at the end of plain mode's peer lines, when the peer names its program.
-    var kindNote: String { program == nil ? "" : "; " + (kindLabel ?? "").dropFirst().dropLast() }
+    var kindNote: String {
+        guard let program else { return "" }
+        return capabilities.contains(.bot) ? "; bot: \(program)" : "; \(program)"
+    }
 }

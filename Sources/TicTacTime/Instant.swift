@@ -27,4 +27,10 @@ extension Duration {
         if atto >= 0, atto >> 72 == 0 { return Int64(truncatingIfNeeded: atto >> 9) / 1_953_125 }
         return Int64(truncatingIfNeeded: atto / 1_000_000_000)
     }
+
+    /// The duration in whole seconds, rounded up: what a person is told is left ("18 s").
+    public var wholeSecondsRoundedUp: Int64 {
+        let (s, atto) = components
+        return s + (atto > 0 ? 1 : 0)
+    }
 }

@@ -41,7 +41,7 @@ import TicTacTime
         #expect(rate.pausedUntil(at(minutes: 5)) == at(minutes: 6))
         #expect(rate.pausedUntil(at(minutes: 6)) == nil)
         #expect(rate.windowText == "1 min")
-        #expect(EngineRestartRate.seconds(.milliseconds(599_001)) == 600, "the time left rounds up")
-        #expect(EngineRestartRate.seconds(.seconds(600)) == 600)
+        #expect(Duration.milliseconds(599_001).wholeSecondsRoundedUp == 600, "the time left rounds up")
+        #expect(Duration.seconds(600).wholeSecondsRoundedUp == 600)
     }
 }
