@@ -109,6 +109,8 @@ public final class DaemonCore: SansIOCore {
     }
     /// Games in progress (RollingDice through Done).
     public var gameCount: Int { links.gameCount }
+    /// Games kept for a link that was lost (interrupted or adjourned), for tests.
+    var waitingGames: Int { suspensions.games.count }
     /// The game our player is in (a copy).
     public var currentGame: GameSession? { matches.current?.game }
     /// The board of the game our player is in, read in place.
@@ -359,6 +361,13 @@ public final class DaemonCore: SansIOCore {
 
     /// The peer's PROOF verified on `link`.
     private func proven(_ link: Link, _ peer: PeerInfo, heir: PeerInfo?, now: Instant) {
+        // The peer dials only when it holds no link to us, so an older one that still carries a
+        // match was lost on its side: the new link takes over, a game in play moves to it (§13).
+        if let old = links.links(to: peer.id).first(where: { $0 !== link && $0.ready && !$0.closing && $0.match != nil }) {
+            old.closeReason = "\(peer.name) came back on a new link: the old one was lost"
+            outbox.close(old.id, flush: false)
+            linkClosed(old.id, reason: "replaced", now: now)
+        }
         let others = links.links(to: peer.id).count { $0 !== link && $0.ready && !$0.closing }
         if others >= config.maxLinksPerPeer {
             return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")
@@ -434,7 +443,7 @@ public final class DaemonCore: SansIOCore {
     }
 
     private func linkClosed(_ id: LinkID, reason: String, now: Instant) {
-        suspensions.linkGone(id)
+        suspensions.linkGone(id, now: now)
         spectators.linkGone(id)
         watching.linkGone(id)
         guard let link = links[id] else { return }

@@ -238,10 +238,24 @@ final class Match {
     /// The accepted invitation's game id: CANCEL naming it ends the match.
     let id: ID128
     var game: GameSession
+    /// The match's last game that ended with a key: the peer may not have read how (its last
+    /// MOVE, RESIGN or TIME_UP was lost with the link), and asks in RESUME (Protocol.md §13).
+    private(set) var lastEnded: EndedGame?
 
     init(id: ID128, game: GameSession) {
         self.id = id
         self.game = game
+    }
+
+    /// Keeps the game as it ended, before a rematch clears it; a crossing that makes it a draw
+    /// later changes how it is told.
+    func noteEnd() {
+        if game.state == .done, let key = game.key, lastEnded?.key != key {
+            lastEnded = EndedGame(key: key, moves: game.moves, weMovedFirst: game.piece == .o,
+                                  resignedByUs: game.endedByOurResignation, match: id, size: game.size, number: game.round)
+        } else if lastEnded?.key == game.lastKey {
+            lastEnded?.resignedByUs = game.endedByOurResignation
+        }
     }
 }
 

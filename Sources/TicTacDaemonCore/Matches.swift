@@ -173,6 +173,7 @@ final class Matches {
             pending.clearKeepingCapacity()
             link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
+        link.match?.noteEnd()
     }
 
     /// Makes the bot's due moves: at once without a search, else queued for the shell (`think`).

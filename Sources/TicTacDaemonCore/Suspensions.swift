@@ -15,6 +15,9 @@ final class Suspended {
     var nextDial: Instant
     /// Our RESUME went out on this link (the answer is awaited there).
     var offeredOn: LinkID?
+    /// Our player resigned while that offer (ready) was out: the peer may be taking the game
+    /// up, so the resignation goes through the game once it is (and apart if it is not).
+    var resignWhenTaken = false
 
     init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, now: Instant) {
         self.peer = peer
@@ -36,9 +39,8 @@ final class Suspensions {
     private let lobby: Lobby
     private let matches: Matches
     private(set) var games: [ID128: Suspended] = [:]
-    /// The last game with each peer that ended as its link was lost: the peer may not have
-    /// heard its last move or our resignation, and asks in RESUME (answered from here).
-    private var finished: [ID128: (match: Match, resignedByUs: Bool)] = [:]
+    /// The last game with each peer that ended before its link was lost, its end perhaps unread.
+    private var ended: EndedGames
     /// How often a peer that is away is dialled.
     static let redial: Duration = .seconds(2)
 
@@ -48,6 +50,7 @@ final class Suspensions {
         self.outbox = outbox
         self.lobby = lobby
         self.matches = matches
+        ended = EndedGames(limit: config.maxKeptGames)
     }
 
     /// Games rebuilt from the history after a restart: adjourned, offered to their peers when
@@ -65,10 +68,10 @@ final class Suspensions {
     /// end it). Kept: a game in play, a link lost without a protocol fault, a peer that can resume.
     /// A game that just ended is remembered, for a peer that did not hear the end.
     func keep(_ link: Link, peer: PeerInfo, reason: String, now: Instant) -> Bool {
-        if let match = link.match, match.game.state == .done, match.game.key != nil, !link.faulted,
+        // The rematch may have begun; until its roll decided the peer may not have read the end.
+        if let last = link.match?.lastEnded, link.match?.game.key.map({ $0 == last.key }) ?? true, !link.faulted,
            peer.capabilities.contains(.resume) {
-            if finished.count >= config.maxKeptGames { finished.removeAll() } // only a missed last move is lost
-            finished[peer.id] = (match, match.game.endedByOurResignation)
+            ended.keep(last, peer: peer.id)
         }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
@@ -100,8 +103,14 @@ final class Suspensions {
     }
 
     /// A link closed: an offer made on it waits for the next link.
-    func linkGone(_ id: LinkID) {
-        for s in games.values where s.offeredOn == id { s.offeredOn = nil }
+    func linkGone(_ id: LinkID, now: Instant) {
+        for s in games.values where s.offeredOn == id { answered(s, now: now) }
+    }
+
+    /// Our offer got its answer, or none will come: a resignation held for it is made apart.
+    private func answered(_ s: Suspended, now: Instant) {
+        s.offeredOn = nil
+        if s.resignWhenTaken { resign(s.peer.id, now: now) }
     }
 
     /// Windows that closed become adjourned; peers still away are dialled again.
@@ -132,6 +141,8 @@ final class Suspensions {
     /// Our player resigns the waiting game: a loss now; the peer hears it in RESUME.
     func resign(_ peer: ID128, now: Instant) {
         guard let s = games[peer], s.match.game.isPaused else { return }
+        if s.offeredOn != nil, !s.resignWhenTaken { return s.resignWhenTaken = true } // until the answer
+        s.resignWhenTaken = false
         do { try s.match.game.perform(.resign, now: now) } catch { return }
         flushFacts(s)
         if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
@@ -139,7 +150,11 @@ final class Suspensions {
 
     /// A link to `peer` is ready: offer the game we hold with it.
     func linkReady(_ link: Link, now: Instant) {
-        guard let peer = link.peer, let s = games[peer.id], peer.capabilities.contains(.resume) else { return }
+        guard let peer = link.peer, peer.capabilities.contains(.resume) else { return }
+        guard let s = games[peer.id] else {
+            if let r = ended.offer(to: peer.id, on: link.id) { outbox.send(link, .resume(r)) }
+            return
+        }
         s.offeredOn = link.id
         outbox.send(link, .resume(offer(s)))
     }
@@ -156,13 +171,15 @@ final class Suspensions {
         guard link.resumesHeard <= Self.maxPerLink else {
             return outbox.fail(link, .unexpectedMessage, "more than \(Self.maxPerLink) RESUME on one link")
         }
-        if let done = finished[peer.id], done.match.game.key == r.key {
-            // It missed how the game ended: our last move (it reconciles), or our resignation.
-            finished[peer.id] = nil
-            let g = done.match.game
-            guard let key = g.key, r.status == .ready else { return }
-            return outbox.send(link, .resume(Resume(key: key, moves: UInt16(g.moves.count), digest: GameKey.digest(key: key, moves: g.moves),
-                                                    last: g.moves.last.map { UInt16($0) }, status: done.resignedByUs ? .resigned : .ready)))
+        if let (answer, facts, game) = ended.received(r, from: peer.id, on: link.id) {
+            // A game we finished: the peer missed our last MOVE or RESIGN (it reconciles from our
+            // answer), or its own end crossed ours (settled alike on both sides).
+            if let answer { outbox.send(link, .resume(answer)) }
+            for fact in facts {
+                outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: game.match, size: game.size,
+                                                     number: game.number, key: game.key, fact: fact)))
+            }
+            return
         }
         guard let s = games[peer.id], s.match.game.key == r.key else {
             // Not a game we hold with this peer (or none): say so, whatever it claims.
@@ -175,6 +192,7 @@ final class Suspensions {
         let game = s.match.game
         if !game.isPaused {
             // We resigned while apart (our RESUME said so).
+            recordMissing(s, r)
             if r.status == .resigned { s.match.game.bothResignedApart(); flushFacts(s) }
             return forget(peer.id)
         }
@@ -182,13 +200,13 @@ final class Suspensions {
         case .unknown:
             return void(s, "\(peer.name) no longer has this game")
         case .resigned:
+            recordMissing(s, r)
             s.match.game.peerResignedApart(now: now)
             flushFacts(s)
             outbox.emit(.gameResumed(peer, resigned: true))
             return forget(peer.id)
         case .busy:
-            s.offeredOn = nil // it is in another game: offered again on the next link
-            return
+            return answered(s, now: now) // it is in another game: offered again on the next link
         case .ready:
             break
         }
@@ -217,6 +235,17 @@ final class Suspensions {
                       last: game.moves.last.map { UInt16($0) }, status: status)
     }
 
+    /// A resignation apart meets the peer's list one move longer (its MOVE crossed the
+    /// resignation): the move was made, so our history keeps it too and one list stands (§13).
+    private func recordMissing(_ s: Suspended, _ r: Resume) {
+        let g = s.match.game
+        guard let key = g.key, r.status != .unknown,
+              case let .weMissTheirs(cell) = Reconcile.decide(ours: g.moves, weMovedFirst: g.piece == .o, key: key, theirs: r)
+        else { return }
+        let moved = GameFact.moved(number: g.moves.count + 1, cell: cell, byUs: false)
+        outbox.append(.record(GameFactRecord(moved, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
+    }
+
     /// The game goes on, on `link`.
     private func take(_ s: Suspended, on link: Link, peerMove: Int?, now: Instant) {
         games[s.peer.id] = nil
@@ -230,6 +259,7 @@ final class Suspensions {
         } catch {
             return outbox.fail(link, error.code, error.text)
         }
+        if s.resignWhenTaken { try? s.match.game.perform(.resign, now: now) } // RESIGN, as in any game
         matches.drain(link, now: now)
         // The peer's last move ended the game (it had ended there): no next game on this link.
         if s.match.game.state == .done, links[link.id]?.match === s.match { matches.end(link, byUs: false, now: now) }

@@ -63,3 +63,12 @@ struct Crossing {
         return .draw
     }
 }
+
+extension GameSession {
+    /// The peer's MOVE crossed our RESIGN (Crossing let it through): it was made, so both
+    /// histories keep it, and the game has one move list on both sides (Protocol.md §13).
+    mutating func recordCrossed(_ cell: Int) {
+        lastMoveCount += 1
+        recordForLastGame(.moved(number: lastMoveCount, cell: cell, byUs: false))
+    }
+}

@@ -73,8 +73,9 @@ public struct GameSession: SansIOCore {
     public var recordsFacts = false
     /// The game's id once the roll decided (`GameKey`); nil before.
     public internal(set) var key: ID128?
-    /// The key of the last game that ended.
+    /// The key of the last game that ended, and how many moves its history holds.
     public internal(set) var lastKey: ID128?
+    var lastMoveCount = 0
 
     /// Where the game is, with what only that state holds.
     enum Phase {
@@ -297,7 +298,9 @@ public struct GameSession: SansIOCore {
             case (0, .playing):
                 try receiveInGame(message, now: now)
             case (0, .done), (-1, _):
-                if try crossing.receive(message) == .draw { settleAsDraw() }
+                let verdict = try crossing.receive(message)
+                if case let .move(cell) = message { recordCrossed(Int(cell)) }
+                if verdict == .draw { settleAsDraw() }
             case (1, .done(let at, var early)):
                 try keepEarly(message, &early)
                 phase = .done(rematchAt: at, early: early)
@@ -402,7 +405,7 @@ public struct GameSession: SansIOCore {
         score.lost -= 1
         score.drawn += 1
         lastResult = .draw
-        if recordsFacts { actions.append(.record(.ended(.draw, how: .crossed), key: lastKey)) } // the game that ended
+        recordForLastGame(.ended(.draw, how: .crossed))
         if case .done = phase { show(.gameOver(result: .draw, line: nil, resigned: true)) }
         show(.score(score))
     }
@@ -451,6 +454,7 @@ public struct GameSession: SansIOCore {
         }
         lastResult = result
         lastKey = key
+        lastMoveCount = moves.count
         if recordsFacts, !recorded { record(.ended(result, how: how ?? Self.how(ending, line: line))) }
         crossing.ended(ending, resignedIn: resignedIn)
         phase = .done(rematchAt: now + rematchDelay, early: RollExchange())
@@ -467,6 +471,11 @@ public struct GameSession: SansIOCore {
 
     mutating func record(_ fact: GameFact) {
         if recordsFacts { actions.append(.record(fact, key: key)) }
+    }
+
+    /// A fact about the game that ended last (the running one may have started since).
+    mutating func recordForLastGame(_ fact: GameFact) {
+        if recordsFacts { actions.append(.record(fact, key: lastKey)) }
     }
 
     /// How the history names an ending the caller did not name.

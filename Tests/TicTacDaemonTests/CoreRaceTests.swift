@@ -20,6 +20,8 @@ struct CoreNet {
     private var inbox: [[LinkID: [UInt8]]]
     private var decoders: [[LinkID: FrameDecoder]]
     private(set) var closed: Set<LinkID> = []
+    /// Links lost on the way whose one end has not seen it yet (`closeOneSide`): that core.
+    private var unaware: [LinkID: Int] = [:]
     /// `dial` actions per core: the peer asked for, its addresses and port.
     var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
     /// Lines for each core's operator log.
@@ -174,7 +176,15 @@ struct CoreNet {
                         inbox[far(id, from: i)][id, default: []] += bytes
                         sentBytes[i] += bytes
                     case let .close(id, _):
-                        guard !closed.contains(id) else { continue }
+                        guard !closed.contains(id) else {
+                            // The end that had not seen the loss gives the link up itself.
+                            if unaware[id] == i {
+                                unaware[id] = nil
+                                cores[i].handle(.linkClosed(id, reason: "closed"), now: now)
+                                again = true
+                            }
+                            continue
+                        }
                         // What was sent on this link before the close arrives first; other links'
                         // bytes may arrive later (TCP orders one connection, not two).
                         deliver(to: far(id, from: i), link: id)
@@ -244,9 +254,23 @@ struct CoreNet {
 
     /// The connection drops (both ends see it close).
     mutating func close(_ id: LinkID) {
+        if let side = unaware.removeValue(forKey: id) {
+            cores[side].handle(.linkClosed(id, reason: "dropped"), now: now)
+            return collect()
+        }
         guard let (a, b) = wires[id], !closed.contains(id) else { return }
         closed.insert(id)
         for i in [a, b] { cores[i].handle(.linkClosed(id, reason: "dropped"), now: now) }
+        collect()
+    }
+
+    /// The connection is lost on the way: core `side` sees it close, the other end not yet (it
+    /// learns when it gives the link up itself, or `close` tells it). What is in flight is lost.
+    mutating func closeOneSide(_ id: LinkID, seenBy side: Int) {
+        guard let (a, b) = wires[id], !closed.contains(id) else { return }
+        closed.insert(id)
+        unaware[id] = side == a ? b : a
+        cores[side].handle(.linkClosed(id, reason: "dropped"), now: now)
         collect()
     }
 

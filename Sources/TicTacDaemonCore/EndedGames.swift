@@ -1,0 +1,90 @@
+import TicTacEngine
+import TicTacWire
+
+/// A finished game as RESUME tells it to a peer that may have missed its end (Protocol.md §13).
+struct EndedGame {
+    let key: ID128
+    let moves: [Int]
+    let weMovedFirst: Bool
+    /// Our resignation (or our clock) ended it: told as status 1.
+    var resignedByUs: Bool
+    /// Where its history is kept.
+    let match: ID128, size: BoardSize, number: Int
+
+    /// Our RESUME for it.
+    var resume: Resume {
+        Resume(key: key, moves: UInt16(moves.count), digest: GameKey.digest(key: key, moves: moves),
+               last: moves.last.map { UInt16($0) }, status: resignedByUs ? .resigned : .ready)
+    }
+
+    /// What our history adds when the peer's RESUME for this game comes: its move that crossed
+    /// our end (made, so kept on both sides), and a draw where two ends crossed as §8 settles
+    /// them (two resignations; a resignation and a move that fills the board with no line).
+    func settle(with r: Resume) -> [GameFact] {
+        guard r.status == .ready || r.status == .resigned else { return [] }
+        let draw = GameFact.ended(.draw, how: .crossed)
+        let bothResigned = resignedByUs && r.status == .resigned
+        switch Reconcile.decide(ours: moves, weMovedFirst: weMovedFirst, key: key, theirs: r) {
+        case let .weMissTheirs(cell):
+            let moved = GameFact.moved(number: moves.count + 1, cell: cell, byUs: false)
+            return bothResigned || resignedByUs && fillsTheBoard(cell) ? [moved, draw] : [moved]
+        case .same, .theyMissOurs:
+            return bothResigned ? [draw] : []
+        case .conflict:
+            return []
+        }
+    }
+
+    /// The peer's move on `cell` after ours ends the game drawn.
+    private func fillsTheBoard(_ cell: Int) -> Bool {
+        var board = Board(size: size)
+        for (i, c) in (moves + [cell]).enumerated() {
+            let ours = (i % 2 == 0) == weMovedFirst
+            do { try board.place(ours ? (weMovedFirst ? .o : .x) : (weMovedFirst ? .x : .o), at: c) } catch { return false }
+        }
+        return board.outcome(after: cell) == .draw
+    }
+}
+
+/// The last finished game with each peer whose end the peer may not have read: its link was
+/// lost before the next game's roll decided (a decided roll means the peer read our RESET, and
+/// so everything before it). Offered once on the next link and answered from here, so the peer
+/// learns the end it missed, and two ends that crossed are settled alike (Protocol.md §13).
+struct EndedGames {
+    struct Entry {
+        var game: EndedGame
+        var offeredOn: LinkID?
+        /// The peer's RESUME for it was heard and settled: nothing more to do.
+        var settled = false
+    }
+
+    private(set) var entries: [ID128: Entry] = [:]
+    let limit: Int
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func keep(_ game: EndedGame, peer: ID128) {
+        if entries.count >= limit, entries[peer] == nil { entries.removeAll() } // only a missed end is lost
+        entries[peer] = Entry(game: game)
+    }
+
+    /// Our RESUME for the game with `peer`, to offer on `link` (once per link, until settled).
+    mutating func offer(to peer: ID128, on link: LinkID) -> Resume? {
+        guard var e = entries[peer], !e.settled, e.offeredOn != link else { return nil }
+        e.offeredOn = link
+        entries[peer] = e
+        return e.game.resume
+    }
+
+    /// The peer's RESUME, when it is about a game we finished: our RESUME to send back if this
+    /// link has not had it, and the facts our history adds. Nil when the key is not ours.
+    mutating func received(_ r: Resume, from peer: ID128, on link: LinkID) -> (answer: Resume?, facts: [GameFact], game: EndedGame)? {
+        guard var e = entries[peer], e.game.key == r.key else { return nil }
+        if e.settled || r.status == .busy { return (nil, [], e.game) } // busy: it asks again on a later link
+        let answer = e.offeredOn == link ? nil : e.game.resume
+        e.offeredOn = link
+        e.settled = true
+        entries[peer] = e
+        return (answer, e.game.settle(with: r), e.game)
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacDaemonCore
+import TicTacTime
+
+/// Two resuming cores play game after game while a seeded schedule cuts their link (the frames in
+/// flight lost, or one direction delivered first), flaps it (one side sees the loss and redials
+/// while the other still plays on the old link), moves the clock and resigns. Then the network
+/// heals and every game is played out. What both histories hold must agree (Protocol.md §13):
+/// every keyed game on both sides, with the same moves and mirrored results, none void, none
+/// left waiting. A failing seed replays alone:
+/// `TICTAC_RESULT_SEED=1234 tools/test --filter ResultSimulationTests`.
+struct ResultSimulation {
+    var n: CoreNet
+    var rng: SplitMix64
+    let seed: UInt64
+    /// What the schedule did, for the report of a failing seed.
+    private(set) var trace: [String] = []
+
+    init(seed: UInt64) throws {
+        self.seed = seed
+        rng = SplitMix64(seed: seed)
+        func side(_ name: String, _ s: UInt64) -> DaemonConfig {
+            var c = config(name, seed: s)
+            c.capabilities.insert(.resume)
+            c.keepsHistory = true
+            return c
+        }
+        n = CoreNet(side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2))
+        _ = n.connect(dialler: 0)
+        n.settle()
+        try n.command(0, .invite("ben"))
+        n.settle()
+        try n.command(1, .accept)
+        n.settle()
+    }
+
+    private mutating func roll(_ below: UInt64) -> Int { Int(rng.next() % below) }
+
+    /// Links neither end has seen close.
+    private var openLinks: [LinkID] { n.wires.keys.filter { !n.closed.contains($0) }.sorted() }
+
+    /// The side whose game waits for its move, and the game.
+    private func mover() -> (Int, GameSession)? {
+        for i in 0..<2 { if let g = n.game(i), g.state == .myTurn { return (i, g) } }
+        return nil
+    }
+
+    private mutating func move() {
+        guard let (side, game) = mover() else { return }
+        let cells = game.board.emptyCells
+        guard !cells.isEmpty else { return }
+        let cell = cells[roll(UInt64(cells.count))]
+        trace.append("\(side) moves \(cell)")
+        try? n.command(side, .move(cell))
+    }
+
+    /// A daemon that lost its link dials again when its game waits (Suspensions' redial): one
+    /// link at a time here, as the real dial does once one is ready.
+    private mutating func redial() {
+        for i in 0..<2 where !n.dials[i].isEmpty {
+            n.dials[i] = []
+            if openLinks.isEmpty {
+                trace.append("\(i) redials")
+                _ = n.connect(dialler: i)
+            }
+        }
+    }
+
+    /// One step of the fault schedule.
+    private mutating func step() {
+        switch roll(100) {
+        case 0..<40: move()
+        case 40..<55: n.settle()
+        case 55..<62:
+            let side = roll(2)
+            trace.append("deliver to \(side)")
+            n.deliver(to: side)
+        case 62..<70:
+            guard let link = openLinks.last else { break }
+            trace.append("cut \(link)")
+            n.close(link)
+        case 70..<76:
+            guard let link = openLinks.last else { break }
+            let side = roll(2)
+            trace.append("flap \(link): \(side) sees it, redials")
+            n.closeOneSide(link, seenBy: side)
+            _ = n.connect(dialler: side)
+        case 76..<90:
+            let d = Duration.milliseconds(Int64(100 + roll(4_000)))
+            trace.append("advance \(d)")
+            n.advance(by: d)
+        case 90..<93:
+            let side = roll(2)
+            trace.append("\(side) resigns")
+            try? n.command(side, .resign)
+        default:
+            if openLinks.isEmpty {
+                let side = roll(2)
+                trace.append("\(side) reconnects")
+                _ = n.connect(dialler: side)
+            }
+        }
+        redial()
+    }
+
+    /// Runs `steps` faulty steps, then heals and plays every game out. Nil, or what is wrong.
+    mutating func run(steps: Int) -> String? {
+        for _ in 0..<steps { step() }
+        trace.append("heal")
+        for _ in 0..<400 {
+            if openLinks.isEmpty { _ = n.connect(dialler: roll(2)) }
+            n.settle()
+            redial()
+            if mover() == nil {
+                if settled { break }
+                n.advance(by: .seconds(1))
+            } else {
+                move()
+            }
+        }
+        guard settled else { return "not settled after healing: \(unsettledWhy)" }
+        return Ledger(n.records[0]).disagreement(with: Ledger(n.records[1]))
+    }
+
+    /// Healed: no game of either side waits for a move or a link, nothing in flight.
+    private var settled: Bool { unsettledWhy.isEmpty }
+
+    private var unsettledWhy: String {
+        var why: [String] = []
+        for i in 0..<2 {
+            if let g = n.game(i), g.state == .myTurn || g.state == .opponentTurn { why.append("\(i) in play") }
+            if n.cores[i].waitingGames > 0 { why.append("\(i) holds \(n.cores[i].waitingGames) waiting") }
+        }
+        return why.joined(separator: ", ")
+    }
+}
+
+/// One side's history folded per game key: its moves and how it ended.
+struct Ledger {
+    struct Game: Equatable {
+        var moves: [Int: Int] = [:]
+        var result: GameResult?
+        var void = false
+        var adjourned = false
+    }
+    var games: [ID128: Game] = [:]
+
+    init(_ records: [GameFactRecord]) {
+        for r in records {
+            guard let key = r.key else { continue }
+            var g = games[key] ?? Game()
+            switch r.fact {
+            case let .moved(number, cell, _): g.moves[number] = cell
+            case let .ended(result, _): g.result = result
+            case .void: g.void = true
+            case .adjourned: g.adjourned = true
+            case .decided, .started, .interrupted: break
+            }
+            games[key] = g
+        }
+    }
+
+    /// Nil when both sides hold the same games, moves and mirrored results, none void.
+    func disagreement(with other: Ledger) -> String? {
+        let mirror: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
+        for key in Set(games.keys).union(other.games.keys).sorted() {
+            guard let a = games[key], let b = other.games[key] else {
+                return "game \(key.description.prefix(8)) is recorded on one side only: \(games[key].map(String.init(describing:)) ?? "-") / "
+                    + "\(other.games[key].map(String.init(describing:)) ?? "-")"
+            }
+            let what = "game \(key.description.prefix(8)): \(a) / \(b)"
+            if a.void || b.void { return "\(what): void" }
+            if a.moves != b.moves { return "\(what): the moves differ" }
+            guard let ra = a.result, let rb = b.result else { return "\(what): unfinished" }
+            if mirror[ra] != rb { return "\(what): the results do not mirror" }
+        }
+        return nil
+    }
+}
+
+@Suite struct ResultSimulationTests {
+    /// How many schedules a run tries (TICTAC_RESULT_SCHEDULES overrides).
+    static var schedules: Int {
+        Int(ProcessInfo.processInfo.environment["TICTAC_RESULT_SCHEDULES"] ?? "") ?? 2_000
+    }
+
+    @Test func everyScheduleEndsEachGameTheSameOnBothSides() throws {
+        let seeds: [UInt64] = ProcessInfo.processInfo.environment["TICTAC_RESULT_SEED"].flatMap(UInt64.init).map { [$0] }
+            ?? (1...UInt64(Self.schedules)).map { $0 }
+        var failures: [String] = []
+        for seed in seeds {
+            var sim = try ResultSimulation(seed: seed)
+            if let problem = sim.run(steps: 60) {
+                failures.append("seed \(seed): \(problem)")
+                if seeds.count == 1 || ProcessInfo.processInfo.environment["TICTAC_RESULT_TRACE"] != nil {
+                    print(sim.trace.joined(separator: "\n"))
+                    for i in 0..<2 {
+                        print("side \(i) records:\n  " + sim.n.records[i].map { "\($0.key?.description.prefix(8) ?? "-") \($0.fact)" }
+                            .joined(separator: "\n  "))
+                        print("side \(i) log:\n  " + sim.n.logs[i].joined(separator: "\n  "))
+                        print("side \(i) events:\n  " + sim.n.events[i].map { "\($0)" }.joined(separator: "\n  "))
+                    }
+                }
+                if failures.count >= 5 { break }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+}
