@@ -7,7 +7,7 @@ struct EndedGame {
     let moves: [Int]
     let weMovedFirst: Bool
     /// Our resignation (or our clock) ended it: told as status 1.
-    var resignedByUs: Bool
+    let resignedByUs: Bool
     /// Where its history is kept.
     let match: ID128, size: BoardSize, number: Int
 
@@ -53,8 +53,10 @@ struct EndedGame {
 struct EndedGames {
     struct Entry {
         var game: EndedGame
+        /// The last link our RESUME for it went out on.
         var offeredOn: LinkID?
-        /// The peer's RESUME for it was heard and settled: nothing more to do.
+        /// The peer's RESUME for it was heard and settled: it is not offered again, only
+        /// answered (a peer that missed our answer asks again).
         var settled = false
     }
 
@@ -63,9 +65,10 @@ struct EndedGames {
 
     init(limit: Int) { self.limit = limit }
 
-    mutating func keep(_ game: EndedGame, peer: ID128) {
+    /// `settled`: the peer told us its side already (the game ended on its RESUME).
+    mutating func keep(_ game: EndedGame, peer: ID128, settled: Bool = false, offeredOn: LinkID? = nil) {
         if entries.count >= limit, entries[peer] == nil { entries.removeAll() } // only a missed end is lost
-        entries[peer] = Entry(game: game)
+        entries[peer] = Entry(game: game, offeredOn: offeredOn, settled: settled)
     }
 
     /// Our RESUME for the game with `peer`, to offer on `link` (once per link, until settled).
@@ -80,11 +83,12 @@ struct EndedGames {
     /// link has not had it, and the facts our history adds. Nil when the key is not ours.
     mutating func received(_ r: Resume, from peer: ID128, on link: LinkID) -> (answer: Resume?, facts: [GameFact], game: EndedGame)? {
         guard var e = entries[peer], e.game.key == r.key else { return nil }
-        if e.settled || r.status == .busy { return (nil, [], e.game) } // busy: it asks again on a later link
         let answer = e.offeredOn == link ? nil : e.game.resume
         e.offeredOn = link
-        e.settled = true
+        // Busy: it holds the game and asks again on a later link.
+        let facts = e.settled || r.status == .busy ? [] : e.game.settle(with: r)
+        if r.status != .busy { e.settled = true }
         entries[peer] = e
-        return (answer, e.game.settle(with: r), e.game)
+        return (answer, facts, e.game)
     }
 }

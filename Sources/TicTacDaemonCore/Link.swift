@@ -247,15 +247,12 @@ final class Match {
         self.game = game
     }
 
-    /// Keeps the game as it ended, before a rematch clears it; a crossing that makes it a draw
-    /// later changes how it is told.
+    /// Keeps the game as it ended, before a rematch clears it (a resignation of ours stays told
+    /// as one when a crossing RESIGN makes the game a draw: the peer settles it alike).
     func noteEnd() {
-        if game.state == .done, let key = game.key, lastEnded?.key != key {
-            lastEnded = EndedGame(key: key, moves: game.moves, weMovedFirst: game.piece == .o,
-                                  resignedByUs: game.endedByOurResignation, match: id, size: game.size, number: game.round)
-        } else if lastEnded?.key == game.lastKey {
-            lastEnded?.resignedByUs = game.endedByOurResignation
-        }
+        guard game.state == .done, let key = game.key, lastEnded?.key != key else { return }
+        lastEnded = EndedGame(key: key, moves: game.moves, weMovedFirst: game.piece == .o,
+                              resignedByUs: game.endedByOurResignation, match: id, size: game.size, number: game.round)
     }
 }
 

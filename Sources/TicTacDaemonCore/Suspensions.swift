@@ -194,7 +194,7 @@ final class Suspensions {
             // We resigned while apart (our RESUME said so).
             recordMissing(s, r)
             if r.status == .resigned { s.match.game.bothResignedApart(); flushFacts(s) }
-            return forget(peer.id)
+            return settled(s, on: link)
         }
         switch r.status {
         case .unknown:
@@ -204,7 +204,7 @@ final class Suspensions {
             s.match.game.peerResignedApart(now: now)
             flushFacts(s)
             outbox.emit(.gameResumed(peer, resigned: true))
-            return forget(peer.id)
+            return settled(s, on: link)
         case .busy:
             return answered(s, now: now) // it is in another game: offered again on the next link
         case .ready:
@@ -259,10 +259,12 @@ final class Suspensions {
         } catch {
             return outbox.fail(link, error.code, error.text)
         }
-        if s.resignWhenTaken { try? s.match.game.perform(.resign, now: now) } // RESIGN, as in any game
         matches.drain(link, now: now)
         // The peer's last move ended the game (it had ended there): no next game on this link.
-        if s.match.game.state == .done, links[link.id]?.match === s.match { matches.end(link, byUs: false, now: now) }
+        if s.match.game.state == .done, links[link.id]?.match === s.match { return matches.end(link, byUs: false, now: now) }
+        guard s.resignWhenTaken else { return }
+        try? s.match.game.perform(.resign, now: now) // RESIGN, as in any game; the match goes on
+        matches.drain(link, now: now)
     }
 
     /// The game cannot go on: recorded void, nothing invented.
@@ -270,6 +272,14 @@ final class Suspensions {
         s.match.game.void()
         outbox.append(.record(GameFactRecord(.void, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
         outbox.emit(.gameVoid(s.peer, reason: why))
+        forget(s.peer.id)
+    }
+
+    /// The game ended on the peer's RESUME: kept among the ended games, so a peer that lost our
+    /// answer with the link and asks again is told our side, never "unknown".
+    private func settled(_ s: Suspended, on link: Link) {
+        s.match.noteEnd()
+        if let last = s.match.lastEnded { ended.keep(last, peer: s.peer.id, settled: true, offeredOn: link.id) }
         forget(s.peer.id)
     }
 
