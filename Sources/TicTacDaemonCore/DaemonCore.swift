@@ -76,6 +76,11 @@ public final class DaemonCore: SansIOCore {
         spectators = Spectators(config: config, links: links, outbox: outbox)
         watching = Watching(links: links, outbox: outbox, lobby: lobby)
         matches.beforeGameGone = { [unowned spectators] in spectators.sync(game: $0) }
+        suspensions.dropLink = { [unowned self] link, why, now in
+            link.closeReason = why
+            outbox.close(link.id, flush: false)
+            linkClosed(link.id, reason: why, now: now)
+        }
     }
 
     // MARK: - Queries
@@ -361,13 +366,6 @@ public final class DaemonCore: SansIOCore {
 
     /// The peer's PROOF verified on `link`.
     private func proven(_ link: Link, _ peer: PeerInfo, heir: PeerInfo?, now: Instant) {
-        // The peer dials only when it holds no link to us, so an older one that still carries a
-        // match was lost on its side: the new link takes over, a game in play moves to it (§13).
-        if let old = links.links(to: peer.id).first(where: { $0 !== link && $0.ready && !$0.closing && $0.match != nil }) {
-            old.closeReason = "\(peer.name) came back on a new link: the old one was lost"
-            outbox.close(old.id, flush: false)
-            linkClosed(old.id, reason: "replaced", now: now)
-        }
         let others = links.links(to: peer.id).count { $0 !== link && $0.ready && !$0.closing }
         if others >= config.maxLinksPerPeer {
             return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")

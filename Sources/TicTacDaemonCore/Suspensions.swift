@@ -41,6 +41,8 @@ final class Suspensions {
     private(set) var games: [ID128: Suspended] = [:]
     /// The last game with each peer that ended before its link was lost, its end perhaps unread.
     private var ended: EndedGames
+    /// Closes a link at once as lost, not faulted (its game is kept): DaemonCore's own close.
+    var dropLink: ((Link, String, Instant) -> Void)?
     /// How often a peer that is away is dialled.
     static let redial: Duration = .seconds(2)
 
@@ -170,6 +172,13 @@ final class Suspensions {
         link.resumesHeard += 1
         guard link.resumesHeard <= Self.maxPerLink else {
             return outbox.fail(link, .unexpectedMessage, "more than \(Self.maxPerLink) RESUME on one link")
+        }
+        // The game is still in play (or just ended) on an older link here: the peer lost that
+        // link and asks on a new one. The new link takes over: the old closes as lost, and the
+        // game is kept (or its end remembered) to be reconciled below.
+        if let old = links.links(to: peer.id).first(where: { $0 !== link && !$0.closing
+                && ($0.match?.game.key == r.key || $0.match?.lastEnded?.key == r.key) }) {
+            dropLink?(old, "\(peer.name) came back on a new link: the old one was lost", now)
         }
         if let (answer, facts, game) = ended.received(r, from: peer.id, on: link.id) {
             // A game we finished: the peer missed our last MOVE or RESIGN (it reconciles from our

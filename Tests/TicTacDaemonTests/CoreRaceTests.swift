@@ -21,7 +21,7 @@ struct CoreNet {
     private var decoders: [[LinkID: FrameDecoder]]
     private(set) var closed: Set<LinkID> = []
     /// Links lost on the way whose one end has not seen it yet (`closeOneSide`): that core.
-    private var unaware: [LinkID: Int] = [:]
+    private(set) var unaware: [LinkID: Int] = [:]
     /// `dial` actions per core: the peer asked for, its addresses and port.
     var dials: [[(peer: ID128, addresses: [String], port: UInt16)]]
     /// Lines for each core's operator log.

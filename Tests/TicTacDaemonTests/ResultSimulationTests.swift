@@ -110,6 +110,8 @@ struct ResultSimulation {
     mutating func run(steps: Int) -> String? {
         for _ in 0..<steps { step() }
         trace.append("heal")
+        // A link one end still holds dies there too (its liveness would see it).
+        for link in n.unaware.keys.sorted() { n.close(link) }
         for _ in 0..<400 {
             if openLinks.isEmpty { _ = n.connect(dialler: roll(2)) }
             n.settle()
@@ -201,6 +203,8 @@ struct Ledger {
                         print("side \(i) records:\n  " + sim.n.records[i].map { "\($0.key?.description.prefix(8) ?? "-") \($0.fact)" }
                             .joined(separator: "\n  "))
                         print("side \(i) log:\n  " + sim.n.logs[i].joined(separator: "\n  "))
+                        print("side \(i) sent:\n  " + sim.n.sent(i).compactMap { if case let .resume(r) = $0 { "\(r)" } else { nil } }
+                            .joined(separator: "\n  "))
                         print("side \(i) events:\n  " + sim.n.events[i].map { "\($0)" }.joined(separator: "\n  "))
                     }
                 }
