@@ -82,7 +82,8 @@ struct DaemonSetup {
         if let state, state.store != nil {
             config.keepsHistory = true
             config.scores = state.scores()
-            config.restored = state.unfinished(rematchDelay: config.rematchDelay, makeRandom: config.makeRandom)
+            (config.restored, config.restoredEnds) = state.resumable(limit: 2 * config.maxKeptGames, rematchDelay: config.rematchDelay,
+                                                                     makeRandom: config.makeRandom)
         }
         if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.resume) }
         // Watchers are served by players' daemons that allow them (Protocol.md §14).

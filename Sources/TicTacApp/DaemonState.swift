@@ -26,6 +26,12 @@ final class DaemonState {
         directory = nil
     }
 
+    /// A history in `store` and no directory (tests: a store in memory).
+    init(store: GameStore) {
+        directory = nil
+        self.store = store
+    }
+
     /// Opens the state directory at `path` (`--state-dir` or the default) and its history.
     init(path: String?) {
         guard let path else {
@@ -56,31 +62,40 @@ final class DaemonState {
         }
     }
 
-    /// The unfinished games of the history (the roll decided, no result), one per opponent, the
-    /// most recent: a restarted daemon offers them again. One that does not rebuild is skipped.
-    func unfinished(rematchDelay: Duration, makeRandom: () -> any RandomNumberGenerator) -> [RestoredGame] {
-        guard let store else { return [] }
+    /// What a restarted daemon takes up again, from one query: each peer's latest unfinished
+    /// game, rebuilt paused (one that does not rebuild is skipped), and each peer's latest game
+    /// when it finished, told to a peer that may have missed its end (Protocol.md §13).
+    func resumable(limit: Int, rematchDelay: Duration,
+                   makeRandom: () -> any RandomNumberGenerator) -> (unfinished: [RestoredGame], ends: [RestoredEnd]) {
+        guard let store else { return ([], []) }
         let games: [GameRecord]
         do {
-            games = try store.history(limit: 10_000).filter { [.playing, .interrupted, .adjourned].contains($0.state) }
+            games = try store.resumable(limit: limit)
         } catch {
             fail(error)
-            return []
+            return ([], [])
         }
-        var seen: Set<ID128> = []
         var restored: [RestoredGame] = []
+        var ends: [RestoredEnd] = []
         let scores = scores()
-        for g in games where !seen.contains(g.peerID) {
-            guard let key = g.key, let first = g.weMovedFirst, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k),
-                  let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
+        for g in games {
+            guard let key = g.key, let first = g.weMovedFirst, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k) else { continue }
+            if g.state == .finished {
+                // Ours to tell as a resignation: we resigned, our clock ran out, or two resignations crossed.
+                let resigned = g.result == .lost && (g.ending == "resigned" || g.ending == "time") || g.ending == "crossed"
+                ends.append(RestoredEnd(peer: g.peerID, game: EndedGame(key: key, moves: g.moves.map(\.cell), weMovedFirst: first,
+                                                                       resignedByUs: resigned, match: g.matchID, size: size,
+                                                                       number: g.number)))
+                continue
+            }
+            guard let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
                                                  moveTime: UInt16(clamping: g.moveTime), round: g.number,
                                                  score: scores[g.peerID] ?? Score(), rng: makeRandom(),
                                                  rematchDelay: rematchDelay) else { continue }
-            seen.insert(g.peerID)
             let peer = PeerInfo(id: g.peerID, name: g.peerName, addresses: [], port: nil, capabilities: [.tictactoe, .resume])
             restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
         }
-        return restored
+        return (restored, ends)
     }
 
     /// Every opponent's score from the history (empty without one).

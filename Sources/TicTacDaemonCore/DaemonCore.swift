@@ -72,7 +72,7 @@ public final class DaemonCore: SansIOCore {
         matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
-        suspensions.restore(config.restored)
+        suspensions.restore(config.restored, ends: config.restoredEnds)
         spectators = Spectators(config: config, links: links, outbox: outbox)
         watching = Watching(links: links, outbox: outbox, lobby: lobby)
         matches.beforeGameGone = { [unowned spectators] in spectators.sync(game: $0) }

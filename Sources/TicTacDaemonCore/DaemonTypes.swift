@@ -94,6 +94,9 @@ public struct DaemonConfig {
     public var maxKeptGames = 1024
     /// Unfinished games from the history (a restart): offered to their peers when they are back.
     public var restored: [RestoredGame] = []
+    /// Each peer's latest game from the history when it finished (a restart): the peer may not
+    /// have read its end, and is told it on the next link (Protocol.md §13).
+    public var restoredEnds: [RestoredEnd] = []
     /// Our games may be watched (Protocol.md §14; `--no-spectators` clears it).
     public var spectators = true
     /// Watchers served at most per game, and in all (Protocol.md §14: more are told `full`).
@@ -279,6 +282,17 @@ public struct RestoredGame {
     public init(peer: PeerInfo, match: ID128, game: GameSession) {
         self.peer = peer
         self.match = match
+        self.game = game
+    }
+}
+
+/// A finished game rebuilt from the history (`DaemonConfig.restoredEnds`).
+public struct RestoredEnd {
+    public var peer: ID128
+    public var game: EndedGame
+
+    public init(peer: ID128, game: EndedGame) {
+        self.peer = peer
         self.game = game
     }
 }

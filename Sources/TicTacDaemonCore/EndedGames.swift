@@ -2,14 +2,24 @@ import TicTacEngine
 import TicTacWire
 
 /// A finished game as RESUME tells it to a peer that may have missed its end (Protocol.md §13).
-struct EndedGame {
-    let key: ID128
-    let moves: [Int]
-    let weMovedFirst: Bool
+public struct EndedGame: Sendable {
+    public let key: ID128
+    public let moves: [Int]
+    public let weMovedFirst: Bool
     /// Our resignation (or our clock) ended it: told as status 1.
-    let resignedByUs: Bool
+    public let resignedByUs: Bool
     /// Where its history is kept.
-    let match: ID128, size: BoardSize, number: Int
+    public let match: ID128, size: BoardSize, number: Int
+
+    public init(key: ID128, moves: [Int], weMovedFirst: Bool, resignedByUs: Bool, match: ID128, size: BoardSize, number: Int) {
+        self.key = key
+        self.moves = moves
+        self.weMovedFirst = weMovedFirst
+        self.resignedByUs = resignedByUs
+        self.match = match
+        self.size = size
+        self.number = number
+    }
 
     /// Our RESUME for it.
     var resume: Resume {

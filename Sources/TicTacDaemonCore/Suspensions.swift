@@ -57,7 +57,8 @@ final class Suspensions {
 
     /// Games rebuilt from the history after a restart: adjourned, offered to their peers when
     /// they are back (dialled as soon as discovery sees them).
-    func restore(_ restored: [RestoredGame]) {
+    func restore(_ restored: [RestoredGame], ends: [RestoredEnd]) {
+        for e in ends.prefix(config.maxKeptGames) { ended.keep(e.game, peer: e.peer) }
         for r in restored.prefix(config.maxKeptGames) where games[r.peer.id] == nil {
             var game = r.game
             matches.prepare(&game)

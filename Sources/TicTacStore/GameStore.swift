@@ -221,6 +221,24 @@ public final class GameStore {
         }
     }
 
+    /// What a restarted daemon takes up again, in one query, most recent first: with each peer,
+    /// its latest unfinished game (playing, interrupted, adjourned) and its latest game when
+    /// that one finished (the peer may not have read its end). Only games whose roll decided.
+    public func resumable(limit: Int) throws(StoreError) -> [GameRecord] {
+        try read { db in
+            let sql = """
+                SELECT games.*, peers.name AS peerName FROM games JOIN peers ON peers.id = games.peerID
+                WHERE games.key IS NOT NULL AND (
+                  games.id = (SELECT max(h.id) FROM games h WHERE h.peerID = games.peerID AND h.key IS NOT NULL
+                              AND (h.state = 'playing' OR h.state = 'interrupted' OR h.state = 'adjourned'))
+                  OR (games.state = 'finished'
+                      AND games.id = (SELECT max(h.id) FROM games h WHERE h.peerID = games.peerID AND h.key IS NOT NULL)))
+                ORDER BY games.id DESC LIMIT ?
+                """
+            return try Row.fetchAll(db, sql: sql, arguments: [max(0, limit)]).map { row in try Self.record(row, db) }
+        }
+    }
+
     /// A game's row and its moves; a value the schema forbids is an error, never a trap.
     private static func record(_ row: Row, _ db: Database) throws -> GameRecord {
         func hexID(_ column: String) throws -> ID128 {

@@ -274,6 +274,20 @@ struct CoreNet {
         collect()
     }
 
+    /// Core `i` is killed and started again as `core`: the peers see its links close (a reset),
+    /// and nothing in flight to or from it arrives.
+    mutating func restart(_ i: Int, as core: DaemonCore) {
+        cores[i] = core
+        for (id, ends) in wires.sorted(by: { $0.key < $1.key }) where ends.0 == i || ends.1 == i {
+            let far = ends.0 == i ? ends.1 : ends.0
+            let farKnows = closed.contains(id) && unaware[id] != far
+            closed.insert(id)
+            unaware[id] = nil
+            if !farKnows { cores[far].handle(.linkClosed(id, reason: "reset"), now: now) }
+        }
+        collect()
+    }
+
     func count(_ i: Int, _ match: (DaemonEvent) -> Bool) -> Int { events[i].count(where: match) }
     var errors: [DaemonEvent] {
         (events[0] + events[1]).filter { if case .protocolError = $0 { true } else { false } }

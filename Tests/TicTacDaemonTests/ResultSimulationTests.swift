@@ -1,21 +1,30 @@
 import Foundation
 import Testing
+@testable import TicTacApp
 import TicTacEngine
+import TicTacStore
 import TicTacWire
 @testable import TicTacDaemonCore
 import TicTacTime
 
-/// Two resuming cores play game after game while a seeded schedule cuts their link (the frames in
-/// flight lost, or one direction delivered first), flaps it (one side sees the loss and redials
-/// while the other still plays on the old link), moves the clock and resigns. Then the network
-/// heals and every game is played out. What both histories hold must agree (Protocol.md §13):
-/// every keyed game on both sides, with the same moves and mirrored results, none void, none
-/// left waiting. A failing seed replays alone:
+/// Two resuming cores, each with its history store, play game after game while a seeded schedule
+/// cuts their link (the frames in flight lost, or one direction delivered first), flaps it (one
+/// side sees the loss and redials while the other still plays on the old link), moves the clock,
+/// resigns, and kills a daemon and starts it again from its store. Then the network heals and
+/// every game is played out. What both stores hold must agree (Protocol.md §13): every keyed
+/// game on both sides, with the same moves and mirrored results, none void, none left waiting.
+/// A failing seed replays alone:
 /// `TICTAC_RESULT_SEED=1234 tools/test --filter ResultSimulationTests`.
 struct ResultSimulation {
     var n: CoreNet
     var rng: SplitMix64
     let seed: UInt64
+    private let configs: [DaemonConfig]
+    /// Each side's history (in memory: it outlives a restart of its core), and its writer.
+    let stores: [GameStore]
+    private var states: [DaemonState]
+    /// How many of each side's records are stored.
+    private var stored = [0, 0]
     /// What the schedule did, for the report of a failing seed.
     private(set) var trace: [String] = []
 
@@ -26,9 +35,13 @@ struct ResultSimulation {
             var c = config(name, seed: s)
             c.capabilities.insert(.resume)
             c.keepsHistory = true
+            c.versions = 1...1 // CoreNet reads frames in clear
             return c
         }
-        n = CoreNet(side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2))
+        configs = [side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2)]
+        stores = try (0..<2).map { _ in try GameStore() }
+        states = stores.map { DaemonState(store: $0) }
+        n = CoreNet(configs[0], configs[1])
         _ = n.connect(dialler: 0)
         n.settle()
         try n.command(0, .invite("ben"))
@@ -96,6 +109,10 @@ struct ResultSimulation {
             let side = roll(2)
             trace.append("\(side) resigns")
             try? n.command(side, .resign)
+        case 93..<96:
+            let side = roll(2)
+            trace.append("\(side) is killed and starts again")
+            restart(side)
         default:
             if openLinks.isEmpty {
                 let side = roll(2)
@@ -104,6 +121,25 @@ struct ResultSimulation {
             }
         }
         redial()
+        store()
+    }
+
+    /// The shell stores each turn's facts before its frames leave: here, after every step.
+    private mutating func store() {
+        for i in 0..<2 where stored[i] < n.records[i].count {
+            states[i].record(Array(n.records[i][stored[i]...]), us: configs[i].instanceID)
+            stored[i] = n.records[i].count
+        }
+    }
+
+    /// Kills side `i` and starts it again from its store, as DaemonSetup does.
+    private mutating func restart(_ i: Int) {
+        store()
+        states[i] = DaemonState(store: stores[i]) // a new process: no cache
+        var c = configs[i]
+        (c.restored, c.restoredEnds) = states[i].resumable(limit: 2 * c.maxKeptGames, rematchDelay: c.rematchDelay,
+                                                           makeRandom: c.makeRandom)
+        n.restart(i, as: DaemonCore(config: c))
     }
 
     /// Runs `steps` faulty steps, then heals and plays every game out. Nil, or what is wrong.
@@ -123,8 +159,14 @@ struct ResultSimulation {
                 move()
             }
         }
+        store()
         guard settled else { return "not settled after healing: \(unsettledWhy)" }
-        return Ledger(n.records[0]).disagreement(with: Ledger(n.records[1]))
+        do {
+            let histories = try stores.map { try $0.history(limit: 10_000) }
+            return Ledger(histories[0]).disagreement(with: Ledger(histories[1]))
+        } catch {
+            return "the history cannot be read: \(error)"
+        }
     }
 
     /// Healed: no game of either side waits for a move or a link, nothing in flight.
@@ -140,28 +182,20 @@ struct ResultSimulation {
     }
 }
 
-/// One side's history folded per game key: its moves and how it ended.
+/// One side's stored history by game key: its moves and how it stands.
 struct Ledger {
-    struct Game: Equatable {
-        var moves: [Int: Int] = [:]
+    struct Game: Equatable, CustomStringConvertible {
+        var moves: [Int]
+        var state: GameRecord.State
         var result: GameResult?
-        var void = false
-        var adjourned = false
+        var description: String { "\(state.rawValue) \(result?.rawValue ?? "-") \(moves)" }
     }
     var games: [ID128: Game] = [:]
 
-    init(_ records: [GameFactRecord]) {
-        for r in records {
-            guard let key = r.key else { continue }
-            var g = games[key] ?? Game()
-            switch r.fact {
-            case let .moved(number, cell, _): g.moves[number] = cell
-            case let .ended(result, _): g.result = result
-            case .void: g.void = true
-            case .adjourned: g.adjourned = true
-            case .decided, .started, .interrupted: break
-            }
-            games[key] = g
+    init(_ history: [GameRecord]) {
+        for g in history {
+            guard let key = g.key else { continue }
+            games[key] = Game(moves: g.moves.map(\.cell), state: g.state, result: g.result)
         }
     }
 
@@ -174,7 +208,7 @@ struct Ledger {
                     + "\(other.games[key].map(String.init(describing:)) ?? "-")"
             }
             let what = "game \(key.description.prefix(8)): \(a) / \(b)"
-            if a.void || b.void { return "\(what): void" }
+            if a.state == .void || b.state == .void { return "\(what): void" }
             if a.moves != b.moves { return "\(what): the moves differ" }
             guard let ra = a.result, let rb = b.result else { return "\(what): unfinished" }
             if mirror[ra] != rb { return "\(what): the results do not mirror" }
