@@ -30,11 +30,13 @@ public final class GameStore {
         }
     }
 
-    /// A store in memory, gone with the process (tests, `--ephemeral`).
-    public init() throws(StoreError) {
+    /// A store in memory, gone with the process (tests, `--ephemeral`). `maxPages` as for a
+    /// file; `template`: starts as a copy of that store (migrated once, copied for many).
+    public init(maxPages: Int? = nil, copying template: GameStore? = nil) throws(StoreError) {
         path = ":memory:"
         do {
-            db = try DatabaseQueue(configuration: Self.configuration(maxPages: nil))
+            db = try DatabaseQueue(configuration: Self.configuration(maxPages: maxPages))
+            try template?.db.backup(to: db)
             try Self.migrate(db, path: path)
         } catch {
             throw StoreError.from(error, path: path)

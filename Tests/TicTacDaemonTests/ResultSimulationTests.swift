@@ -39,7 +39,7 @@ struct ResultSimulation {
             return c
         }
         configs = [side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2)]
-        stores = try (0..<2).map { _ in try GameStore() }
+        stores = try (0..<2).map { _ in try GameStore(copying: Self.emptyStore) }
         states = stores.map { DaemonState(store: $0) }
         n = CoreNet(configs[0], configs[1])
         _ = n.connect(dialler: 0)
@@ -50,7 +50,26 @@ struct ResultSimulation {
         n.settle()
     }
 
+    /// A store migrated once; each side's starts as a copy.
+    nonisolated(unsafe) private static let emptyStore = try? GameStore()
+
     private mutating func roll(_ below: UInt64) -> Int { Int(rng.next() % below) }
+
+    /// The schedule and what each side did, for a failing seed.
+    var report: String {
+        var lines = trace
+        for i in 0..<2 {
+            lines.append("side \(i) records:")
+            lines += n.records[i].map { "  \($0.key?.description.prefix(8) ?? "-") \($0.fact)" }
+            lines.append("side \(i) log:")
+            lines += n.logs[i].map { "  " + $0 }
+            lines.append("side \(i) sent:")
+            lines += n.sent(i).compactMap { if case let .resume(r) = $0 { "  \(r)" } else { nil } }
+            lines.append("side \(i) events:")
+            lines += n.events[i].map { "  \($0)" }
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// Links neither end has seen close.
     private var openLinks: [LinkID] { n.wires.keys.filter { !n.closed.contains($0) }.sorted() }
@@ -218,32 +237,26 @@ struct Ledger {
 }
 
 @Suite struct ResultSimulationTests {
-    /// How many schedules a run tries (TICTAC_RESULT_SCHEDULES overrides).
-    static var schedules: Int {
-        Int(ProcessInfo.processInfo.environment["TICTAC_RESULT_SCHEDULES"] ?? "") ?? 2_000
-    }
+    static let environment = ProcessInfo.processInfo.environment
+    /// How many schedules a run tries (TICTAC_RESULT_SCHEDULES overrides), in chunks the test
+    /// runner runs side by side.
+    static let schedules = Int(environment["TICTAC_RESULT_SCHEDULES"] ?? "") ?? 10_000
+    static let chunks = 8
 
-    @Test func everyScheduleEndsEachGameTheSameOnBothSides() throws {
-        let seeds: [UInt64] = ProcessInfo.processInfo.environment["TICTAC_RESULT_SEED"].flatMap(UInt64.init).map { [$0] }
-            ?? (1...UInt64(Self.schedules)).map { $0 }
+    @Test(arguments: 0..<chunks)
+    func everyScheduleEndsEachGameTheSameOnBothSides(chunk: Int) throws {
+        let seeds: [UInt64] = if let one = Self.environment["TICTAC_RESULT_SEED"].flatMap(UInt64.init) {
+            chunk == 0 ? [one] : []
+        } else {
+            Array(stride(from: UInt64(chunk + 1), through: UInt64(Self.schedules), by: Self.chunks))
+        }
         var failures: [String] = []
         for seed in seeds {
             var sim = try ResultSimulation(seed: seed)
-            if let problem = sim.run(steps: 60) {
-                failures.append("seed \(seed): \(problem)")
-                if seeds.count == 1 || ProcessInfo.processInfo.environment["TICTAC_RESULT_TRACE"] != nil {
-                    print(sim.trace.joined(separator: "\n"))
-                    for i in 0..<2 {
-                        print("side \(i) records:\n  " + sim.n.records[i].map { "\($0.key?.description.prefix(8) ?? "-") \($0.fact)" }
-                            .joined(separator: "\n  "))
-                        print("side \(i) log:\n  " + sim.n.logs[i].joined(separator: "\n  "))
-                        print("side \(i) sent:\n  " + sim.n.sent(i).compactMap { if case let .resume(r) = $0 { "\(r)" } else { nil } }
-                            .joined(separator: "\n  "))
-                        print("side \(i) events:\n  " + sim.n.events[i].map { "\($0)" }.joined(separator: "\n  "))
-                    }
-                }
-                if failures.count >= 5 { break }
-            }
+            guard let problem = sim.run(steps: 60) else { continue }
+            failures.append("seed \(seed): \(problem)")
+            if seeds.count == 1 || Self.environment["TICTAC_RESULT_TRACE"] != nil { print(sim.report) }
+            if failures.count >= 5 { break }
         }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
