@@ -161,6 +161,20 @@ struct ResultSimulation {
         n.restart(i, as: DaemonCore(config: c))
     }
 
+    /// Plays the first game to its end with no fault.
+    mutating func playOneGameToItsEnd() throws {
+        for _ in 0..<20 where mover() != nil {
+            move()
+            n.settle()
+        }
+        try #require(n.game(0)?.state == .done && n.game(1)?.state == .done)
+    }
+
+    /// Every link is lost, with what is in flight on it.
+    mutating func cutEveryLink() {
+        for link in openLinks { n.close(link) }
+    }
+
     /// Runs `steps` faulty steps, then heals and plays every game out. Nil, or what is wrong.
     mutating func run(steps: Int) -> String? {
         for _ in 0..<steps { step() }
@@ -259,5 +273,29 @@ struct Ledger {
             if failures.count >= 5 { break }
         }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+}
+
+/// Cuts at each point of a rematch's roll, the frames in flight lost: one side may decide (it
+/// read the peer's ROLL_ACK) while the other never does (its own ROLL_ACK was lost). Both
+/// stores must still agree on every keyed game.
+@Suite struct RollCutTests {
+    /// Deliveries, one side at a time, before the cut.
+    @Test(arguments: 0...6)
+    func aCutDuringTheRematchRollLeavesBothHistoriesAgreeing(deliveries: Int) throws {
+        var sim = try ResultSimulation(seed: 7)
+        try sim.playOneGameToItsEnd()
+        sim.n.advance(by: .seconds(3)) // both rematches start: RESET and ROLL_COMMIT in flight
+        for d in 0..<deliveries { sim.n.deliver(to: d % 2) }
+        sim.cutEveryLink()
+        let problem = sim.run(steps: 0)
+        // Open (issue 27): after three deliveries ann has read ben's ROLL_ACK and decided, ben
+        // never reads ann's; ben counts the lost link as ann's forfeit (Protocol.md §8, no key),
+        // ann keeps the game and records it void when ben answers "unknown". The roll must
+        // resume on the next link (the commitments fix its outcome, so a cut gains nothing).
+        // Fails here once that is mended: then remove the known issue.
+        withKnownIssue("a cut between the two ROLL_ACKs: one side decided, the other counts a forfeit") {
+            #expect(problem == nil, "\(problem ?? "")")
+        } when: { deliveries == 3 }
     }
 }
