@@ -4,6 +4,7 @@ import TicTacEngine
 import TicTacJSON
 import TicTacNet
 import TicTacTerminal
+import TicTacTime
 import TicTacWire
 
 /// The headless bot: a daemon that accepts every invitation and plays. Prints one line per
@@ -85,7 +86,23 @@ public final class BotRunner {
         case let .protocolError(p, code, message, sent):
             log("\(sent ? "sent" : "received") error \(code) \(sent ? "to" : "from") \(p?.name ?? "a peer"): \(message)")
         case let .connectFailed(to, reason): log("cannot connect to \(to): \(reason)")
+        case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid:
+            // A game that outlives its link is reported as a finished one is (Protocol.md §13).
+            output.write(json ? OutputFormatter(style: .json).json(OutputEvent(event)).serialized : Self.waitingText(event))
         default: break
+        }
+    }
+
+    /// The bot's line for a game kept across a lost link.
+    static func waitingText(_ event: DaemonEvent) -> String {
+        switch event {
+        case let .gameInterrupted(p, window, reason):
+            "game with \(p.name) interrupted (\(reason)): kept up to \(window.wholeSecondsRoundedUp) s for \(p.name) to come back"
+        case let .gameResumed(p, resigned):
+            resigned ? "\(p.name) resigned the game while apart" : "\(p.name) is back: the game goes on"
+        case let .gameAdjourned(p): "game with \(p.name) adjourned: offered again when \(p.name) is back"
+        case let .gameVoid(p, reason): "game with \(p.name) void, counted for nobody: \(reason)"
+        default: ""
         }
     }
 

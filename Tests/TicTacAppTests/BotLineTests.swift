@@ -60,3 +60,26 @@ struct BotForfeitLineTests {
         #expect(g.map(BotTally.text) == "game 2 vs ben: lost")
     }
 }
+
+/// A bot reports every game kept across a lost link, as a finished one: a line in plain mode,
+/// the front's JSON event with `--json` (issue: `tictac bot --json` printed nothing).
+struct BotWaitingLineTests {
+    let ben = PeerInfo(id: ID128(high: 1, low: 2), name: "ben", addresses: ["127.0.0.1"], port: 50000, capabilities: [.tictactoe])
+
+    @Test func eachWaitingEventHasItsLine() {
+        let events: [(DaemonEvent, String, String)] = [
+            (.gameInterrupted(ben, window: .seconds(600), reason: "no answer for 5.0 seconds"),
+             "game with ben interrupted (no answer for 5.0 seconds): kept up to 600 s for ben to come back", "game-interrupted"),
+            (.gameResumed(ben, resigned: false), "ben is back: the game goes on", "game-resumed"),
+            (.gameResumed(ben, resigned: true), "ben resigned the game while apart", "game-resumed"),
+            (.gameAdjourned(ben), "game with ben adjourned: offered again when ben is back", "game-adjourned"),
+            (.gameVoid(ben, reason: "the two move lists differ"), "game with ben void, counted for nobody: the two move lists differ",
+             "game-void"),
+        ]
+        for (event, text, name) in events {
+            #expect(BotRunner.waitingText(event) == text)
+            let json = OutputFormatter(style: .json).json(OutputEvent(event)).serialized
+            #expect(json.hasPrefix(#"{"event":"\#(name)","opponent":{"id":"00000000000000010000000000000002""#), "\(json)")
+        }
+    }
+}
