@@ -134,6 +134,7 @@ final class Matches {
     func drain(_ link: Link, now: Instant) {
         guard link.provenID != nil else { return } // ready
         let isBot = config.bot != nil
+        var away = false
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // the buffer kept from the last call (none when re-entered)
         defer { pending.clearKeepingCapacity(); swap(&pending, &gameActions) }
@@ -150,6 +151,7 @@ final class Matches {
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
                     if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
+                    if case .timeUp(yours: true, .move) = event { away = !isBot }
                     guard isBot else { continue }
                     switch event {
                     case .yourTurn: bot.turnDue(link.id)
@@ -174,6 +176,9 @@ final class Matches {
             link.match?.game.pollActions(into: &pending) // a bot's rematch queues more
         }
         link.match?.noteEnd()
+        // Our player let the clock run out: away, so no next game starts by itself (it would be
+        // lost the same way, and the next); the match ends and a new invitation plays again.
+        if away, link.match?.game.state == .done { end(link, byUs: true, now: now) }
     }
 
     /// Makes the bot's due moves: at once without a search, else queued for the shell (`think`).

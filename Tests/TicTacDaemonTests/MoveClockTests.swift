@@ -32,12 +32,25 @@ import TicTacTime
         }
         #expect(timeUps(mover) == [true])
         #expect(timeUps(1 - mover) == [false])
-        #expect(n.game(mover)?.score == Score(lost: 1) && n.game(1 - mover)?.score == Score(won: 1))
-        // The next game starts as after any other.
-        for _ in 0..<3 {
+        func results(_ i: Int) -> [GameResult] {
+            n.events[i].compactMap { if case let .game(.gameOver(r, _, _), _) = $0 { r } else { nil } }
+        }
+        #expect(results(mover) == [.lost] && results(1 - mover) == [.won])
+        // The player who let the clock run out is away: its match ends, no next game starts
+        // by itself (it would be lost the same way); the peer is told.
+        #expect(n.count(mover) { if case .matchEnded(_, byUs: true) = $0 { true } else { false } } == 1)
+        #expect(n.count(1 - mover) { if case .matchEnded(_, byUs: false) = $0 { true } else { false } } == 1)
+        for _ in 0..<10 {
             n.advance(by: .seconds(1))
             n.settle()
         }
+        #expect(n.game(0) == nil && n.game(1) == nil)
+        #expect(n.cores[mover].presenceState == .idle && n.errors.isEmpty, "\(n.errors)")
+        // A new invitation plays again.
+        try n.command(mover, .invite(mover == 0 ? "ben" : "ann"))
+        n.settle()
+        try n.command(1 - mover, .accept)
+        n.settle()
         #expect(Set([n.game(0)?.state, n.game(1)?.state]) == [.myTurn, .opponentTurn])
     }
 }
