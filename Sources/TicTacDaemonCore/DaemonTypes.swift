@@ -92,6 +92,10 @@ public struct DaemonConfig {
     /// §13): a stream of peers that each play a move and vanish cannot grow a daemon without end.
     /// Past it, a game whose link is lost ends as in version 1.
     public var maxKeptGames = 1024
+    /// Kept games (and ended ones) at most from one source address and from one network prefix
+    /// (SourcePrefix): a fill from one host or one /24 cannot crowd out an honest game.
+    public var maxKeptGamesPerAddress = 16
+    public var maxKeptGamesPerPrefix = 128
     /// Unfinished games from the history (a restart): offered to their peers when they are back.
     public var restored: [RestoredGame] = []
     /// Each peer's latest game from the history when it finished (a restart): the peer may not

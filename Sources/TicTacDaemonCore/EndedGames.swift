@@ -68,17 +68,38 @@ struct EndedGames {
         /// The peer's RESUME for it was heard and settled: it is not offered again, only
         /// answered (a peer that missed our answer asks again).
         var settled = false
+        /// The link's remote address it came from ("" from the history), and its prefix.
+        var address = "", prefix = ""
     }
 
     private(set) var entries: [ID128: Entry] = [:]
-    let limit: Int
+    let limit: Int, perAddress: Int, perPrefix: Int
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, perAddress: Int, perPrefix: Int) {
+        self.limit = limit
+        self.perAddress = perAddress
+        self.perPrefix = perPrefix
+    }
 
-    /// `settled`: the peer told us its side already (the game ended on its RESUME).
-    mutating func keep(_ game: EndedGame, peer: ID128, settled: Bool = false, offeredOn: LinkID? = nil) {
-        if entries.count >= limit, entries[peer] == nil { entries.removeAll() } // only a missed end is lost
-        entries[peer] = Entry(game: game, offeredOn: offeredOn, settled: settled)
+    /// `settled`: the peer told us its side already (the game ended on its RESUME). Past a
+    /// bound, an entry of the same address, else of the same prefix, else of the prefix with the
+    /// most, makes room: one host or one /24 cannot push out the others' (only a missed end is lost).
+    mutating func keep(_ game: EndedGame, peer: ID128, address: String, settled: Bool = false, offeredOn: LinkID? = nil) {
+        entries[peer] = nil
+        let prefix = address.isEmpty ? "" : SourcePrefix.of(address)
+        let same = entries.filter { !address.isEmpty && $0.value.address == address }
+        let near = entries.filter { !prefix.isEmpty && $0.value.prefix == prefix }
+        if same.count >= perAddress, let out = same.keys.first {
+            entries[out] = nil
+        } else if near.count >= perPrefix, let out = near.keys.first {
+            entries[out] = nil
+        } else if entries.count >= limit {
+            let counts = Dictionary(grouping: entries.values, by: \.prefix).mapValues(\.count)
+            if let most = counts.max(by: { $0.value < $1.value })?.key, let out = entries.first(where: { $0.value.prefix == most })?.key {
+                entries[out] = nil
+            }
+        }
+        entries[peer] = Entry(game: game, offeredOn: offeredOn, settled: settled, address: address, prefix: prefix)
     }
 
     /// Our RESUME for the game with `peer`, to offer on `link` (once per link, until settled).

@@ -11,6 +11,8 @@ final class Suspended {
     var until: Instant?
     /// Where the old link reached the peer, when we had dialled it (discovery may know more).
     let dialled: (address: String, port: UInt16)?
+    /// The old link's remote address ("" for a game restored from the history): its share.
+    let address: String
     /// When to dial the peer again while it is away.
     var nextDial: Instant
     /// Our RESUME went out on this link (the answer is awaited there).
@@ -19,11 +21,12 @@ final class Suspended {
     /// up, so the resignation goes through the game once it is (and apart if it is not).
     var resignWhenTaken = false
 
-    init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, now: Instant) {
+    init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, address: String, now: Instant) {
         self.peer = peer
         self.match = match
         self.until = until
         self.dialled = dialled
+        self.address = address
         nextDial = now
     }
 }
@@ -52,18 +55,19 @@ final class Suspensions {
         self.outbox = outbox
         self.lobby = lobby
         self.matches = matches
-        ended = EndedGames(limit: config.maxKeptGames)
+        ended = EndedGames(limit: config.maxKeptGames, perAddress: config.maxKeptGamesPerAddress,
+                           perPrefix: config.maxKeptGamesPerPrefix)
     }
 
     /// Games rebuilt from the history after a restart: adjourned, offered to their peers when
     /// they are back (dialled as soon as discovery sees them).
     func restore(_ restored: [RestoredGame], ends: [RestoredEnd]) {
-        for e in ends.prefix(config.maxKeptGames) { ended.keep(e.game, peer: e.peer) }
+        for e in ends.prefix(config.maxKeptGames) { ended.keep(e.game, peer: e.peer, address: "") }
         for r in restored.prefix(config.maxKeptGames) where games[r.peer.id] == nil {
             var game = r.game
             matches.prepare(&game)
             games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: game), until: nil,
-                                         dialled: nil, now: .zero)
+                                         dialled: nil, address: "", now: .zero)
         }
     }
 
@@ -74,18 +78,29 @@ final class Suspensions {
         // The rematch may have begun; until its roll decided the peer may not have read the end.
         if let last = link.match?.lastEnded, link.match?.game.key.map({ $0 == last.key }) ?? true, !link.faulted,
            peer.capabilities.contains(.resume) {
-            ended.keep(last, peer: peer.id)
+            ended.keep(last, peer: peer.id, address: link.address)
         }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
-              games.count < config.maxKeptGames, match.game.pause(now: now) else { return false }
+              games.count < config.maxKeptGames, hasShare(link.address), match.game.pause(now: now) else { return false }
         let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
-                             dialled: link.port.map { (link.address, $0) }, now: now)
+                             dialled: link.port.map { (link.address, $0) }, address: link.address, now: now)
         games[peer.id] = held
         matches.drain(link, now: now) // the `interrupted` record
         if links.tracksSeat { links.seat = .suspended(peer.id) }
         outbox.emit(.gameInterrupted(peer, window: config.resumeWindow, reason: reason))
         return true
+    }
+
+    /// A game kept from `address` stays within its address's and its prefix's share.
+    private func hasShare(_ address: String) -> Bool {
+        let prefix = SourcePrefix.of(address)
+        var fromAddress = 0, fromPrefix = 0
+        for s in games.values where !s.address.isEmpty {
+            if s.address == address { fromAddress += 1 }
+            if SourcePrefix.of(s.address) == prefix { fromPrefix += 1 }
+        }
+        return fromAddress < config.maxKeptGamesPerAddress && fromPrefix < config.maxKeptGamesPerPrefix
     }
 
     /// When `handleTimeout` has work here.
@@ -289,7 +304,7 @@ final class Suspensions {
     /// answer with the link and asks again is told our side, never "unknown".
     private func settled(_ s: Suspended, on link: Link) {
         s.match.noteEnd()
-        if let last = s.match.lastEnded { ended.keep(last, peer: s.peer.id, settled: true, offeredOn: link.id) }
+        if let last = s.match.lastEnded { ended.keep(last, peer: s.peer.id, address: link.address, settled: true, offeredOn: link.id) }
         forget(s.peer.id)
     }
 

@@ -1,0 +1,56 @@
+import Testing
+import TicTacEngine
+import TicTacWire
+@testable import TicTacDaemonCore
+import TicTacTime
+
+/// Throwaway ids that each start a game with a bot and vanish must not fill its kept games
+/// (Protocol.md §13): each source address and each network prefix has a share, so an honest
+/// peer's game is still kept when its link is lost.
+@Suite struct KeptGameShareTests {
+    func resuming(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
+        var c = config(name, seed: seed, bot: bot)
+        c.capabilities.insert(.resume)
+        c.keepsHistory = true
+        return c
+    }
+
+    /// Core `h` dials the bot from `address`, invites it, and its link is lost once the game is on.
+    func playAndVanish(_ n: inout CoreNet, _ h: Int, from address: String) throws {
+        let link = n.connect(dialler: h, to: 0, address: address)
+        n.settle()
+        try n.command(h, .invite("botty"))
+        n.settle()
+        try #require(n.game(h)?.key != nil, "the roll decided")
+        n.close(link)
+    }
+
+    @Test func aFillFromTwoPrefixesLeavesRoomForAnHonestGame() throws {
+        var bot = resuming("botty", seed: 90, bot: .perfect)
+        bot.maxKeptGames = 12
+        bot.maxKeptGamesPerAddress = 2
+        bot.maxKeptGamesPerPrefix = 4
+        let others = (1...13).map { resuming("p\($0)", seed: 90 + UInt64($0)) }
+        var n = CoreNet([bot] + others, sealed: false)
+        // Twelve from three addresses in each of two /24s: four kept per prefix.
+        for h in 1...12 {
+            try playAndVanish(&n, h, from: "198.18.\(h <= 6 ? 1 : 2).\((h - 1) % 3 + 1)")
+        }
+        #expect(n.cores[0].waitingGames == 8)
+        // An honest player elsewhere: its game is kept, and goes on when it is back.
+        try playAndVanish(&n, 13, from: "198.18.9.1")
+        #expect(n.cores[0].waitingGames == 9)
+        _ = n.connect(dialler: 13, to: 0, address: "198.18.9.1")
+        n.settle()
+        #expect(n.count(13) { if case .gameResumed(_, false) = $0 { true } else { false } } == 1)
+        #expect(n.cores[0].waitingGames == 8)
+    }
+
+    @Test func oneAddressKeepsAtMostItsShare() throws {
+        var bot = resuming("botty", seed: 80, bot: .perfect)
+        bot.maxKeptGamesPerAddress = 3
+        var n = CoreNet([bot] + (1...5).map { resuming("q\($0)", seed: 80 + UInt64($0)) }, sealed: false)
+        for h in 1...5 { try playAndVanish(&n, h, from: "198.18.4.4") }
+        #expect(n.cores[0].waitingGames == 3)
+    }
+}
