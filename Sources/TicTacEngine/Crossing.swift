@@ -69,6 +69,6 @@ extension GameSession {
     /// histories keep it, and the game has one move list on both sides (Protocol.md §13).
     mutating func recordCrossed(_ cell: Int) {
         lastMoveCount += 1
-        recordForLastGame(.moved(number: lastMoveCount, cell: cell, byUs: false))
+        record(.moved(number: lastMoveCount, cell: cell, byUs: false), ofLastGame: true)
     }
 }

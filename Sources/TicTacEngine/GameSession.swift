@@ -405,7 +405,7 @@ public struct GameSession: SansIOCore {
         score.lost -= 1
         score.drawn += 1
         lastResult = .draw
-        recordForLastGame(.ended(.draw, how: .crossed))
+        record(.ended(.draw, how: .crossed), ofLastGame: true)
         if case .done = phase { show(.gameOver(result: .draw, line: nil, resigned: true)) }
         show(.score(score))
     }
@@ -469,13 +469,9 @@ public struct GameSession: SansIOCore {
 
     mutating func emit(_ action: consuming GameAction) { actions.append(action) }
 
-    mutating func record(_ fact: GameFact) {
-        if recordsFacts { actions.append(.record(fact, key: key)) }
-    }
-
-    /// A fact about the game that ended last (the running one may have started since).
-    mutating func recordForLastGame(_ fact: GameFact) {
-        if recordsFacts { actions.append(.record(fact, key: lastKey)) }
+    /// `ofLastGame`: a fact about the game that ended last (the running one may have started since).
+    mutating func record(_ fact: GameFact, ofLastGame: Bool = false) {
+        if recordsFacts { actions.append(.record(fact, key: ofLastGame ? lastKey : key)) }
     }
 
     /// How the history names an ending the caller did not name.

@@ -184,7 +184,8 @@ import TicTacTime
         n.settle() // decided at time zero
         let mover = try #require([0, 1].first { n.game($0)?.state == .myTurn })
         let waiter = 1 - mover
-        n.drop = { to, message in to == waiter && Self.gameKinds.contains(message.kind) } // the mover's game goes quiet
+        // The mover's game goes quiet (with the CANCEL its daemon sends when its player is away).
+        n.drop = { to, message in to == waiter && (Self.gameKinds.contains(message.kind) || message.kind == .cancel) }
         for _ in 0..<19 {
             n.advance(by: .seconds(1))
             n.settle()
