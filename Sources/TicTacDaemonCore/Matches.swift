@@ -160,6 +160,7 @@ final class Matches {
                         if let size = link.match?.game.size, config.engine?.plays(size) == true, bot.engineForget(link.id) {
                             outbox.append(.engine(.cancel(link.id))) // it was thinking: the answer would be stale
                         }
+                        link.match?.noteEnd() // before the rematch clears it
                         rematch(link, now: now)
                     default: break
                     }

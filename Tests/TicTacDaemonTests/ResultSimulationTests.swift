@@ -31,14 +31,16 @@ struct ResultSimulation {
     init(seed: UInt64) throws {
         self.seed = seed
         rng = SplitMix64(seed: seed)
-        func side(_ name: String, _ s: UInt64) -> DaemonConfig {
-            var c = config(name, seed: s)
+        // In half the schedules ben is a bot: it accepts, moves and starts the next game at once.
+        let bot: BotLevel? = seed % 2 == 0 ? [.random, .easy, .good, .perfect][Int(seed / 2 % 4)] : nil
+        func side(_ name: String, _ s: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
+            var c = config(name, seed: s, bot: bot)
             c.capabilities.insert(.resume)
             c.keepsHistory = true
             c.versions = 1...1 // CoreNet reads frames in clear
             return c
         }
-        configs = [side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2)]
+        configs = [side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2, bot: bot)]
         stores = try (0..<2).map { _ in try GameStore(copying: Self.emptyStore) }
         states = stores.map { DaemonState(store: $0) }
         n = CoreNet(configs[0], configs[1])
@@ -46,7 +48,7 @@ struct ResultSimulation {
         n.settle()
         try n.command(0, .invite("ben"))
         n.settle()
-        try n.command(1, .accept)
+        if bot == nil { try n.command(1, .accept) }
         n.settle()
     }
 
