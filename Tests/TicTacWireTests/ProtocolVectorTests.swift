@@ -13,6 +13,10 @@ import Testing
     static let keyID = ID128(high: 0x4619_6bb5_e841_777d, low: 0xba09_7735_0dcc_63e4)
     static let publicKey = hexBytes("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
     static let helloNonce = ID128(high: 0xa0a1_a2a3_a4a5_a6a7, low: 0xa8a9_aaab_acad_aeaf)
+    /// The HELLO vector's nonce: marked as a version-2 daemon's (Protocol.md §4), and its
+    /// ephemeral key (RFC 7748's Alice).
+    static let markedNonce = ID128(high: 0xa0a1_a2a3_a4a5_a6a7, low: 0x5454_4143_0000_0002)
+    static let ephemeralKey = hexBytes("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
     static let signature = hexBytes("""
         e8d58e0825e42f17e99257077e70c8bbd44a1dd634e598f38d95544c67196e1c\
         a9e8cac74f8020eebd7ce85b65bb90ca0400e5d1b2088525d5b510467a858205
@@ -28,8 +32,8 @@ import Testing
         let ben = try! DisplayName("ben") // a literal: cannot fail
         return [
             // Every vector's fields of one kind carry different values, so two swapped tags fail.
-            "hello": .hello(Hello(minVersion: 1, maxVersion: 2, instanceID: keyID, name: name,
-                                  capabilities: [.tictactoe, .field], publicKey: publicKey, nonce: helloNonce)),
+            "hello": .hello(Hello(minVersion: 1, maxVersion: 2, instanceID: keyID, name: name, capabilities: [.tictactoe, .field],
+                                  publicKey: publicKey, nonce: markedNonce, ephemeralKey: ephemeralKey)),
             "proof": .proof(signature: signature),
             "error": .error(code: ErrorCode.illegalMove.rawValue, message: "cell 5 is already taken"),
             "ping": .ping(nonce: 0x0102_0304_0506_0708),
@@ -168,8 +172,8 @@ import Testing
                 continue
             }
             // A HELLO's header carries its sender's highest version (Protocol.md §4).
-            // The spectators' vectors are version 2's (Protocol.md §14), the others version 1's.
-            let version = if case let .hello(h) = m { h.maxVersion } else { UInt8(m.kind.isSpectating ? 2 : 1) }
+            // RESUME's and the spectators' vectors are version 2's (§13, §14), the others version 1's.
+            let version = if case let .hello(h) = m { h.maxVersion } else { UInt8(m.kind.isSpectating || m.kind == .resume ? 2 : 1) }
             let encoded = m.encoded(version: version)
             #expect(encoded == v.bytes, "\(v.name): codec gives \(encoded.map { String(format: "%02x", $0) }.joined())")
             #expect(m.frame(version: version).bytes == v.bytes, "\(v.name): through Frame")
