@@ -101,7 +101,7 @@ struct DaemonSetup {
             let us = config.instanceID
             daemon.onRecord = { state.record($0, us: us) } // the closure keeps the state (and its lock) alive
         } else if let state {
-            daemon.onRecord = { _ in _ = state } // the directory's lock lives as long as the daemon
+            daemon.onRecord = { _ in _ = state; return true } // the directory's lock lives as long as the daemon
         }
         return daemon
     }

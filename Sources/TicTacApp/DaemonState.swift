@@ -109,17 +109,21 @@ final class DaemonState {
         }
     }
 
-    /// Stores a reactor turn's facts in one transaction; the first failure turns the history off
-    /// (said once), play goes on.
-    func record(_ facts: [GameFactRecord], us: ID128) {
-        guard let store else { return }
+    /// Stores a reactor turn's facts in one transaction; false when they could not be (the first
+    /// failure turns the history off, said once, and the games they belong to stop unsent; later
+    /// games play without a history, as the notice says).
+    @discardableResult
+    func record(_ facts: [GameFactRecord], us: ID128) -> Bool {
+        guard let store else { return true }
         let now = Self.unixMillis()
         do throws(StoreError) {
             try store.batch { () throws(StoreError) in
                 for r in facts { try write(r, us: us, now: now, to: store) }
             }
+            return true
         } catch {
             fail(error)
+            return false
         }
     }
 

@@ -21,7 +21,9 @@ public final class Daemon {
     public var onLog: (String) -> Void = { _ in }
     /// Stores game facts in the history (`DaemonConfig.keepsHistory`), synchronously: a turn's
     /// facts together, before any of that turn's frames leave.
-    public var onRecord: ([GameFactRecord]) -> Void = { _ in }
+    /// Stores a turn's facts before its frames leave; false when they could not be stored (the
+    /// frames to those peers are then not sent: `DaemonInput.historyFailed`).
+    public var onRecord: ([GameFactRecord]) -> Bool = { _ in true }
     /// A turn's facts being stored (kept between turns for its capacity).
     private var records: [GameFactRecord] = []
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
@@ -356,7 +358,7 @@ public final class Daemon {
             connections[b.id]?.send(b.bytes)
             core.recycle(b.bytes) // written or copied into the connection's queue: reused
         }
-        if core.config.keepsHistory { storeRecords(&pending) }
+        let unstored = core.config.keepsHistory ? storeRecords(&pending) : []
         var notes = false
         for i in pending.indices {
             // The notifications stay where they are for the second pass (their kind is read
@@ -374,6 +376,10 @@ public final class Daemon {
             swap(&action, &pending[i])
             switch consume action {
             case let .send(id, bytes):
+                if !unstored.isEmpty, let peer = core.peer(of: id), unstored.contains(peer) {
+                    core.recycle(bytes) // its facts are not stored: it must not leave (Protocol.md §13)
+                    continue
+                }
                 if batch?.id == id {
                     batch?.bytes.append(contentsOf: bytes)
                     core.recycle(bytes)
@@ -418,6 +424,10 @@ public final class Daemon {
                 }
             }
         }
+        if !unstored.isEmpty {
+            core.handle(.historyFailed(unstored), now: reactor.now)
+            apply()
+        }
         if let presence, let state = core.presenceChanged() {
             var local = presence.local
             local.state = state
@@ -428,12 +438,14 @@ public final class Daemon {
 
     /// The turn's history facts, in one call before any of its frames are sent: a fact is then
     /// stored before the frame that tells the peer (and one after it a moment early, harmless).
-    private func storeRecords(_ pending: inout [DaemonAction]) {
+    /// The peers whose facts could not be stored (none when all were).
+    private func storeRecords(_ pending: inout [DaemonAction]) -> Set<ID128> {
         for action in pending { if case let .record(fact) = action { records.append(fact) } }
-        guard !records.isEmpty else { return }
+        guard !records.isEmpty else { return [] }
         pending.removeAll { if case .record = $0 { true } else { false } }
-        onRecord(records)
+        let failed = onRecord(records) ? [] : Set(records.map(\.peer))
         records.removeAll(keepingCapacity: true)
+        return failed
     }
 
     private func rearm() { timer.follow(core.pollTimeout()) }

@@ -45,11 +45,11 @@ public final class DaemonCore: SansIOCore {
 
     let links: LinkRegistry
     private let deadlines: LinkDeadlines
-    private let outbox: Outbox
+    let outbox: Outbox
     private let random: CoreRandom
     private let handshake: Handshake
     private let lobby: Lobby
-    private let matches: Matches
+    let matches: Matches
     private let invitations: Invitations
     private let suspensions: Suspensions
     private let spectators: Spectators
@@ -152,6 +152,7 @@ public final class DaemonCore: SansIOCore {
             if link.cipher != nil { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
             outbox.fail(link, error.code, error.description)
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
+        case let .historyFailed(peers): historyFailed(peers)
         case let .presence(event):
             lobby.presence(event)
             suspensions.presence(event, now: now)

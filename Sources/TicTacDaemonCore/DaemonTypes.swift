@@ -410,6 +410,9 @@ public enum DaemonInput: Sendable {
     case decodeFailed(LinkID, WireError)
     /// The connection is gone (EOF, reset, write queue overflow, or our own close).
     case linkClosed(LinkID, reason: String)
+    /// The history could not store the facts of these peers' games (a full disk): the shell
+    /// sent none of that turn's frames to them (Protocol.md §13: a move is stored before it is sent).
+    case historyFailed(Set<ID128>)
     /// Discovery saw a peer appear, change or go.
     case presence(DiscoveryEvent)
     /// A `dial` action ended without a link (every address refused or timed out).

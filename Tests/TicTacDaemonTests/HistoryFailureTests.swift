@@ -1,0 +1,53 @@
+import Testing
+import TicTacDaemonCore
+import TicTacEngine
+import TicTacNet
+import TicTacTestSupport
+import TicTacWire
+@testable import TicTacDaemon
+
+/// A history that fails mid-game (a full disk): the move whose facts could not be stored never
+/// leaves (Protocol.md §13: a move is stored before it is sent). The game stops on that side
+/// with nothing more sent, the peer keeps it interrupted, and a restart with room takes it up.
+@Suite(.serialized) struct HistoryFailureTests {
+    @Test func aMoveThatCannotBeStoredIsNeverSent() throws {
+        let reactor = try Reactor()
+        func resuming(_ name: String, _ seed: UInt64, _ bot: BotLevel) -> DaemonConfig {
+            var c = config(name, seed: seed, bot: bot)
+            c.capabilities.insert(.resume)
+            c.keepsHistory = true
+            c.versions = 1...1 // the test reads the frames alpha sends
+            return c
+        }
+        let a = try Daemon(reactor: reactor, config: resuming("alpha", 71, .perfect))
+        let b = try Daemon(reactor: reactor, config: resuming("beta", 72, .random))
+        let logA = Log(), logB = Log()
+        a.onEvent = { logA.events.append($0) }
+        b.onEvent = { logB.events.append($0) }
+        // Alpha's store fails on the first turn that holds its own third move or later.
+        var failedMove: Int?
+        a.onRecord = { facts in
+            guard failedMove == nil else { return true } // history off since: nothing to store
+            for f in facts { if case let .moved(number, _, true) = f.fact, number >= 3 { failedMove = number } }
+            return failedMove == nil
+        }
+        var sentMoves: [(cell: UInt16, afterFailure: Bool)] = []
+        var decoder = FrameDecoder()
+        a.tap = { _, _, event in
+            guard case let .sent(bytes) = event else { return }
+            decoder.feed(bytes)
+            while let frame = try? decoder.next() {
+                if case let .move(cell)? = try? Message(frame: frame) { sentMoves.append((cell, failedMove != nil)) }
+            }
+        }
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        #expect(try run(reactor) { logB.has { if case .gameInterrupted = $0 { true } else { false } } })
+        try #require(failedMove != nil, "the failure was never reached: nothing tested")
+        #expect(!sentMoves.contains { $0.afterFailure }, "a move left after its facts could not be stored")
+        #expect(logA.has { if case .gameAdjourned = $0 { true } else { false } })
+        #expect(!logA.has { if case .protocolError = $0 { true } else { false } })
+        #expect(try run(reactor, for: .seconds(5)) { a.connectionCount == 0 })
+        a.leave()
+        b.leave()
+    }
+}
