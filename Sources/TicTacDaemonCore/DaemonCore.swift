@@ -60,6 +60,7 @@ public final class DaemonCore: SansIOCore {
     private var stall: Stall?
     /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
     private var pingsBy = AddressBudget()
+    private var handshakes: HandshakeBudget
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -72,6 +73,7 @@ public final class DaemonCore: SansIOCore {
         matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
+        handshakes = HandshakeBudget(perAddress: config.maxHandshakesPerAddressPerSecond, perPrefix: config.maxHandshakesPerPrefixPerSecond)
         suspensions.restore(config.restored, ends: config.restoredEnds)
         spectators = Spectators(config: config, links: links, outbox: outbox)
         watching = Watching(links: links, outbox: outbox, lobby: lobby)
@@ -354,6 +356,8 @@ public final class DaemonCore: SansIOCore {
         }
         if link.ready {
             receive(message, on: link, now: now)
+        } else if case .hello = message, !link.outgoing, let refusal = handshakes.refusal(link.address, now: now) {
+            outbox.fail(link, .busy, refusal)
         } else {
             switch handshake.receive(message, on: link, links: links, outbox: outbox) {
             case .waiting: break

@@ -53,6 +53,11 @@ public struct DaemonConfig {
     /// The same over every link from one source address (Protocol.md §6): a peer PINGs a link
     /// only after a second of silence, so its links together send at most one each. 0: no limit.
     public var maxPingsPerAddressPerSecond = 64
+    /// Handshakes a second (HELLOs on links we accepted) from one source address and from one
+    /// network prefix (SourcePrefix); past them ERROR `busy` before any signature is made or
+    /// checked (Protocol.md §5). 0: no limit.
+    public var maxHandshakesPerAddressPerSecond = 32
+    public var maxHandshakesPerPrefixPerSecond = 128
     /// Invitations a link may have declined within one second before it is closed as a flood
     /// (Protocol.md §5): each costs a DECLINE, and a peer that re-invites at once would keep
     /// the loop busy answering. 0: no limit.
