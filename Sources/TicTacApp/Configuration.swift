@@ -46,6 +46,8 @@ public struct DaemonSettings: Sendable {
     /// A peer silent this long is gone.
     public var peerTimeout: Duration = .seconds(5)
     public var maxLinksPerAddress = 32
+    /// Handshakes a second from one address (0: no limit), and four times as many from a prefix.
+    public var maxHandshakesPerAddress = 32
     /// Watchers of our games served at most from one source address (Protocol.md §14).
     public var maxWatchersPerAddress = 8
     /// The key's file (`--identity`); nil: the state directory's.

@@ -89,6 +89,8 @@ struct DaemonSetup {
         // Watchers are served by players' daemons that allow them (Protocol.md §14).
         config.spectators = settings.spectators
         config.maxWatchersPerAddress = settings.maxWatchersPerAddress
+        config.maxHandshakesPerAddressPerSecond = settings.maxHandshakesPerAddress
+        config.maxHandshakesPerPrefixPerSecond = settings.maxHandshakesPerAddress * 4
         if settings.spectators, bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.spectators) }
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {

@@ -40,6 +40,10 @@ struct DaemonOptions: ParsableArguments {
                                valueName: "n"))
     var maxLinksPerAddress = 32
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Handshakes a second at most from one address (0-65536; 0: no limit; four times as many from one /24); one more is told ERROR busy.",
+                               valueName: "n"))
+    var maxHandshakesPerAddress = 32
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Watchers of your games at most from one address (1-64); one more is told the game is full.",
                                valueName: "n"))
     var maxWatchersPerAddress = 8
@@ -95,6 +99,9 @@ struct DaemonOptions: ParsableArguments {
         guard (1...65536).contains(maxLinksPerAddress) else {
             throw ValidationError("--max-links-per-address must be 1 to 65536")
         }
+        guard (0...65536).contains(maxHandshakesPerAddress) else {
+            throw ValidationError("--max-handshakes-per-address must be 0 to 65536")
+        }
         guard (1...64).contains(maxWatchersPerAddress) else {
             throw ValidationError("--max-watchers-per-address must be 1 to 64")
         }
@@ -137,6 +144,7 @@ struct DaemonOptions: ParsableArguments {
         s.size = try boardSize()
         s.peerTimeout = .seconds(peerTimeout)
         s.maxLinksPerAddress = maxLinksPerAddress
+        s.maxHandshakesPerAddress = maxHandshakesPerAddress
         s.maxWatchersPerAddress = maxWatchersPerAddress
         s.identityFile = identity
         s.stateDirectory = stateDir
