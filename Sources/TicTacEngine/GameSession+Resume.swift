@@ -18,6 +18,12 @@ extension GameSession {
     /// The link is lost: a game being played (moves, not the roll) is kept, its clock stopped.
     /// False (and nothing changes) in any other state: the caller ends the game as before.
     public mutating func pause(now: Instant) -> Bool {
+        // Lost between the two ROLL_ACKs: with both reveals in and ours acknowledged, the peer
+        // may have decided on our ACK; we decide alike, so one game stands on both sides (§13).
+        if case var .rolling(exchange, _) = phase, exchange.settleUnacknowledged(),
+           let decision = try? exchange.decision() {
+            decide(decision, exchange, now: now)
+        }
         guard case let .playing(ourTurn, clock) = phase, key != nil else { return false }
         phase = .paused(ourTurn: ourTurn, remaining: clock.map { max(.zero, $0 - now) })
         record(.interrupted)

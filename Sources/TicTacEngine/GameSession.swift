@@ -362,6 +362,11 @@ public struct GameSession: SansIOCore {
         default: throw GameFault.rejecting(message, stateContext)
         }
         guard let decision = try exchange.decision() else { return phase = .rolling(exchange, deadline: deadline) }
+        decide(decision, exchange, now: now)
+    }
+
+    /// The roll decided: the game's key, who moves first, the clock; the exchange is dropped.
+    mutating func decide(_ decision: FirstMove.Decision, _ exchange: RollExchange, now: Instant) {
         let first = decision.weMoveFirst
         if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
         agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)

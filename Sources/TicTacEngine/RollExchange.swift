@@ -84,6 +84,15 @@ struct RollExchange {
         acknowledged = true
     }
 
+    /// The link was lost between the two ROLL_ACKs: both reveals are in and we acknowledged the
+    /// peer's, which may have decided on our ACK; ours is taken as read, so we decide alike
+    /// (Protocol.md §13). False (nothing changes) when a reveal is missing.
+    mutating func settleUnacknowledged() -> Bool {
+        guard ours != nil, revealed, theirRoll != nil else { return false }
+        acknowledged = true
+        return true
+    }
+
     /// Who moves first, once both reveals are in and ours is acknowledged; nil before.
     func decision() throws(GameFault) -> FirstMove.Decision? {
         guard let ours, let theirRoll, let theirCommitment, acknowledged else { return nil }
