@@ -226,7 +226,9 @@ struct Ledger {
         var description: String { "\(state.rawValue) \(result?.rawValue ?? "-") \(moves)" }
     }
     var games: [ID128: Game] = [:]
-    /// Results recorded with no key (a roll that never decided on this side), by match.
+    /// Results recorded with no key (a roll that never decided on this side), by match. Compared
+    /// only with TICTAC_RESULT_UNKEYED=1: a cut after a reveal still leaves a forfeit win on one
+    /// side and nothing on the other (Protocol.md §13, open), in about 3 % of the schedules.
     var unkeyed: [ID128: [GameResult]] = [:]
 
     init(_ history: [GameRecord]) {
