@@ -65,6 +65,7 @@ def main():
         print("refusing to run: interfaces other than lo are present (run inside `unshare --net`)")
         return 2
     t = Targets()
+    t.tictac = tictac
     t.discovery_port = 51515
     t.bot_port, t.play_port = free_port(), free_port()
     common = ["--no-dnssd", "--discovery-port", str(t.discovery_port)]
