@@ -82,7 +82,7 @@ final class Suspensions {
         }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
-              games.count < config.maxKeptGames, hasShare(link.address), match.game.pause(now: now) else { return false }
+              hasShare(link.address), match.game.pause(now: now) else { return false }
         let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
                              dialled: link.port.map { (link.address, $0) }, address: link.address, now: now)
         games[peer.id] = held
@@ -92,15 +92,18 @@ final class Suspensions {
         return true
     }
 
-    /// A game kept from `address` stays within its address's and its prefix's share.
+    /// A game kept from `address` stays within the bound and its address's and prefix's
+    /// shares. Games restored from the history are not counted: they are bounded when loaded,
+    /// and a restart must not let yesterday's throwaway peers crowd out today's games.
     private func hasShare(_ address: String) -> Bool {
         let prefix = SourcePrefix.of(address)
-        var fromAddress = 0, fromPrefix = 0
+        var live = 0, fromAddress = 0, fromPrefix = 0
         for s in games.values where !s.address.isEmpty {
+            live += 1
             if s.address == address { fromAddress += 1 }
             if SourcePrefix.of(s.address) == prefix { fromPrefix += 1 }
         }
-        return fromAddress < config.maxKeptGamesPerAddress && fromPrefix < config.maxKeptGamesPerPrefix
+        return live < config.maxKeptGames && fromAddress < config.maxKeptGamesPerAddress && fromPrefix < config.maxKeptGamesPerPrefix
     }
 
     /// When `handleTimeout` has work here.

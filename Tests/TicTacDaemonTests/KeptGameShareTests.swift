@@ -53,4 +53,22 @@ import TicTacTime
         for h in 1...5 { try playAndVanish(&n, h, from: "198.18.4.4") }
         #expect(n.cores[0].waitingGames == 3)
     }
+
+    /// Games restored from the history (adjourned, their peers perhaps never back) do not count
+    /// against the bound for games kept from live links: a restart cannot crowd out new games.
+    @Test func restoredGamesLeaveRoomForLiveOnes() throws {
+        var bot = resuming("botty", seed: 95, bot: .perfect)
+        bot.maxKeptGames = 3
+        bot.restored = try (1...3).map { i in
+            let peer = PeerInfo(id: ID128(high: 9, low: UInt64(i)), name: "gone\(i)", addresses: [], port: nil,
+                                capabilities: [.tictactoe, .resume])
+            let game = try GameSession(restoring: .classic, key: ID128(high: 8, low: UInt64(i)), weMovedFirst: true, moves: [4],
+                                       moveTime: 0, round: 1, score: Score(), rng: SplitMix64(seed: UInt64(i)))
+            return RestoredGame(peer: peer, match: ID128(high: 7, low: UInt64(i)), game: game)
+        }
+        var n = CoreNet([bot, resuming("ann", seed: 96)], sealed: false)
+        #expect(n.cores[0].waitingGames == 3)
+        try playAndVanish(&n, 1, from: "198.18.6.6")
+        #expect(n.cores[0].waitingGames == 4)
+    }
 }

@@ -448,6 +448,7 @@ class Game:
             if theirs_commit is not None and not sent_roll:
                 self.p.send(roll(self.mine.value, self.mine.nonce))
                 sent_roll = True
+        self.theirs_commit = theirs_commit
         self.first, self.high, self.low = first_mover_is_me(self.mine, theirs_secret, theirs_commit)
         self.me, self.them = ("O", "X") if self.first else ("X", "O")
         return self.first
