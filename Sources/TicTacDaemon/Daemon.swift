@@ -20,9 +20,8 @@ public final class Daemon {
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
     public var onLog: (String) -> Void = { _ in }
     /// Stores game facts in the history (`DaemonConfig.keepsHistory`), synchronously: a turn's
-    /// facts together, before any of that turn's frames leave.
-    /// Stores a turn's facts before its frames leave; false when they could not be stored (the
-    /// frames to those peers are then not sent: `DaemonInput.historyFailed`).
+    /// facts together, before any of that turn's frames leave. False when they could not be
+    /// stored: that turn's frames to those peers are not sent (`DaemonInput.historyFailed`).
     public var onRecord: ([GameFactRecord]) -> Bool = { _ in true }
     /// A turn's facts being stored (kept between turns for its capacity).
     private var records: [GameFactRecord] = []

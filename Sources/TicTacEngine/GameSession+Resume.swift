@@ -15,8 +15,9 @@ extension GameSession {
     /// The side to move when paused (nil when not paused).
     public var pausedWithOurTurn: Bool? { if case let .paused(ourTurn, _) = phase { ourTurn } else { nil } }
 
-    /// The link is lost: a game being played (moves, not the roll) is kept, its clock stopped.
-    /// False (and nothing changes) in any other state: the caller ends the game as before.
+    /// The link is lost: a game being played is kept, its clock stopped (a roll lost between its
+    /// two ROLL_ACKs is decided first, below). False (and nothing changes) in any other state:
+    /// the caller ends the game as before.
     public mutating func pause(now: Instant) -> Bool {
         // Lost between the two ROLL_ACKs: with both reveals in and ours acknowledged, the peer
         // may have decided on our ACK; we decide alike, so one game stands on both sides (§13).
