@@ -365,19 +365,6 @@ public struct GameSession: SansIOCore {
         decide(decision, exchange, now: now)
     }
 
-    /// The roll decided: the game's key, who moves first, the clock; the exchange is dropped.
-    mutating func decide(_ decision: FirstMove.Decision, _ exchange: RollExchange, now: Instant) {
-        let first = decision.weMoveFirst
-        if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
-        agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
-        if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
-        piece = first ? .o : .x
-        startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
-        show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
-        show(.gameStarted(piece: piece, first: first, size: size))
-        show(first ? .yourTurn : .opponentTurn)
-    }
-
     /// A message of the game being played, in the same round on both sides.
     mutating func receiveInGame(_ message: Message, now: Instant) throws(GameFault) {
         switch (state, message) {

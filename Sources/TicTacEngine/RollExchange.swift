@@ -1,3 +1,4 @@
+import TicTacTime
 import TicTacWire
 
 /// A remote fault: the peer broke the protocol (Protocol.md §5); the game ends with ERROR.
@@ -108,5 +109,20 @@ struct RollExchange {
         guard let ours, theirCommitment != nil, !revealed else { return }
         revealed = true
         out.append(.send(.roll(value: ours.roll, nonce: ours.nonce)))
+    }
+}
+
+extension GameSession {
+    /// The roll decided: the game's key, who moves first, the clock; the exchange is dropped.
+    mutating func decide(_ decision: FirstMove.Decision, _ exchange: RollExchange, now: Instant) {
+        let first = decision.weMoveFirst
+        if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
+        agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
+        if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
+        piece = first ? .o : .x
+        startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
+        show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
+        show(.gameStarted(piece: piece, first: first, size: size))
+        show(first ? .yourTurn : .opponentTurn)
     }
 }
