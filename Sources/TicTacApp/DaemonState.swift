@@ -79,7 +79,18 @@ final class DaemonState {
         var ends: [RestoredEnd] = []
         let scores = scores()
         for g in games {
-            guard let key = g.key, let first = g.weMovedFirst, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k) else { continue }
+            guard let key = g.key, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k) else { continue }
+            let peer = PeerInfo(id: g.peerID, name: g.peerName, addresses: [], port: nil, capabilities: [.tictactoe, .resume])
+            guard let first = g.weMovedFirst else {
+                // A roll kept to decide (its link was lost before it did): rebuilt undecided.
+                guard g.state != .finished, let secret = g.secret, let theirs = g.theirCommitment,
+                      let session = try? GameSession(restoringRoll: size, secret: secret, theirCommitment: theirs,
+                                                     moveTime: UInt16(clamping: g.moveTime), round: g.number,
+                                                     score: scores[g.peerID] ?? Score(), rng: makeRandom(),
+                                                     rematchDelay: rematchDelay), session.resumeKey == key else { continue }
+                restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
+                continue
+            }
             if g.state == .finished {
                 // Ours to tell as a resignation: we resigned, our clock ran out, or two resignations crossed.
                 let resigned = g.result == .lost && (g.ending == "resigned" || g.ending == "time") || g.ending == "crossed"
@@ -91,8 +102,7 @@ final class DaemonState {
             guard let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
                                                  moveTime: UInt16(clamping: g.moveTime), round: g.number,
                                                  score: scores[g.peerID] ?? Score(), rng: makeRandom(),
-                                                 rematchDelay: rematchDelay) else { continue }
-            let peer = PeerInfo(id: g.peerID, name: g.peerName, addresses: [], port: nil, capabilities: [.tictactoe, .resume])
+                                                 rematchDelay: rematchDelay, secret: g.secret) else { continue }
             restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
         }
         return (restored, ends)
@@ -144,6 +154,10 @@ final class DaemonState {
         switch r.fact {
         case .started:
             break // returned above
+        case let .committed(secret, theirCommitment, moveTime):
+            try store.rollCommitted(game: row, secret: secret, theirCommitment: theirCommitment, moveTime: moveTime)
+        case .forgotten:
+            try store.forget(game: row)
         case let .decided(weMoveFirst, key, moveTime):
             try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
         case let .moved(number, cell, byUs):
@@ -160,7 +174,7 @@ final class DaemonState {
         }
         // Only games in play stay in the cache; one that stopped is found again by its key.
         switch r.fact {
-        case .interrupted, .adjourned, .void: if let key = r.key { games[key] = nil }
+        case .interrupted, .adjourned, .void, .forgotten: if let key = r.key { games[key] = nil }
         default: break
         }
     }

@@ -250,7 +250,7 @@ public final class DaemonCore: SansIOCore {
     public func leaveAll() {
         for id in links.sortedIDs {
             guard let link = links[id], !link.closing else { continue }
-            if link.match?.game.key != nil, link.peer?.capabilities.contains(.resume) == true {
+            if link.match?.game.resumeKey != nil, link.peer?.capabilities.contains(.resume) == true {
                 matches.stopped(link, as: .adjourned) // it goes on when we are back (Protocol.md §13)
             } else {
                 // Given up, as the peer counts our LEAVE (§8); only LEAVE goes out, as in version 1.

@@ -229,7 +229,7 @@ extension GameFactRecord {
     /// `fact` of the game `match` plays, against `peer`.
     init(_ fact: GameFact, of match: Match, peer: ID128, peerName: String, number: Int? = nil) {
         self.init(peer: peer, peerName: peerName, match: match.id, size: match.game.size, number: number ?? match.game.round,
-                  key: match.game.key, fact: fact)
+                  key: match.game.resumeKey, fact: fact)
     }
 }
 

@@ -40,7 +40,7 @@ final class Matches {
         let score = link.peer.flatMap { lobby.scores[$0.id] } ?? Score()
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
-        prepare(&match.game)
+        prepare(&match.game, on: link)
         if let peer = link.peerID { rate.count(peer, now: now) }
         links.setActivity(link, .playing(match))
         match.game.handle(.start, now: now)
@@ -49,9 +49,14 @@ final class Matches {
 
     /// Sets what a game of ours tells: the front's events and those the bot acts on (drain), and
     /// the history's facts.
-    func prepare(_ game: inout GameSession) {
+    /// `on`: the link it is played on; a roll is kept past a lost link when both sides can.
+    func prepare(_ game: inout GameSession, on link: Link? = nil) {
         game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
         game.recordsFacts = config.keepsHistory
+        guard let link else { return }
+        let rolls: Capabilities = [.resume, .rollResume]
+        game.keepsRoll = config.resumeWindow > .zero && config.capabilities.isSuperset(of: rolls)
+            && link.peer?.capabilities.isSuperset(of: rolls) == true
     }
 
     /// The match on `link` ends and the link goes back to the lobby; the score is kept.
@@ -82,7 +87,7 @@ final class Matches {
     /// The game on `link` stops (its link is lost, or its match ends): a game still being played
     /// is recorded as interrupted (or, when our player quits, adjourned: a restart offers it again).
     func stopped(_ link: Link, as fact: GameFact = .interrupted) {
-        guard config.keepsHistory, let match = link.match, let peer = link.peer, match.game.key != nil else { return }
+        guard config.keepsHistory, let match = link.match, let peer = link.peer, match.game.resumeKey != nil else { return }
         switch match.game.state {
         case .rollingDice, .myTurn, .opponentTurn:
             outbox.append(.record(GameFactRecord(fact, of: match, peer: peer.id, peerName: peer.name)))

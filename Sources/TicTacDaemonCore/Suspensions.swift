@@ -89,6 +89,10 @@ final class Suspensions {
         matches.drain(link, now: now) // the `interrupted` record
         if links.tracksSeat { links.seat = .suspended(peer.id) }
         outbox.emit(.gameInterrupted(peer, window: config.resumeWindow, reason: reason))
+        // The peer already came back on another link (it saw the loss first): offer there now.
+        if let other = links.links(to: peer.id).first(where: { $0 !== link && $0.ready && !$0.closing }) {
+            linkReady(other, now: now)
+        }
         return true
     }
 
@@ -196,7 +200,7 @@ final class Suspensions {
         // link and asks on a new one. The new link takes over: the old closes as lost, and the
         // game is kept (or its end remembered) to be reconciled below.
         if let old = links.links(to: peer.id).first(where: { $0 !== link && !$0.closing
-                && ($0.match?.game.key == r.key || $0.match?.lastEnded?.key == r.key) }) {
+                && ($0.match?.game.resumeKey == r.key || $0.match?.lastEnded?.key == r.key) }) {
             dropLink?(old, "\(peer.name) came back on a new link: the old one was lost", now)
         }
         if let (answer, facts, game) = ended.received(r, from: peer.id, on: link.id) {
@@ -209,7 +213,7 @@ final class Suspensions {
             }
             return
         }
-        guard let s = games[peer.id], s.match.game.key == r.key else {
+        guard let s = games[peer.id], s.match.game.resumeKey == r.key else {
             // Not a game we hold with this peer (or none): say so, whatever it claims.
             if r.status != .unknown {
                 outbox.send(link, .resume(Resume(key: r.key, moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)))
@@ -217,6 +221,7 @@ final class Suspensions {
             return
         }
         if s.offeredOn != link.id { linkReady(link, now: now) } // answer with ours first
+        if s.match.game.rollUndecided, !decideRoll(s, r, on: link, now: now) { return }
         let game = s.match.game
         if !game.isPaused {
             // We resigned while apart (our RESUME said so).
@@ -251,16 +256,41 @@ final class Suspensions {
         }
     }
 
+    /// A roll kept undecided meets the peer's RESUME: decided from the secret it gives, or
+    /// forgotten when the peer holds no such roll (it never read our commitment, so nobody
+    /// decided). False when the game is gone.
+    private func decideRoll(_ s: Suspended, _ r: Resume, on link: Link, now: Instant) -> Bool {
+        guard r.status != .unknown, let secret = r.secret else {
+            s.match.game.forgetRoll()
+            flushFacts(s)
+            outbox.emit(.gameVoid(s.peer, reason: r.status == .unknown ? "\(s.peer.name) never read our roll: no game was decided"
+                                                                          : "\(s.peer.name) did not tell its roll: no game was decided"))
+            forget(s.peer.id)
+            return false
+        }
+        do throws(GameFault) {
+            try s.match.game.decideRoll(theirSecret: secret, now: now)
+        } catch {
+            s.match.game.forgetRoll()
+            flushFacts(s)
+            forget(s.peer.id)
+            outbox.fail(link, error.code, error.text)
+            return false
+        }
+        flushFacts(s)
+        return true
+    }
+
     /// What RESUME says of the game we hold with `s.peer`.
     private func offer(_ s: Suspended) -> Resume {
         let game = s.match.game
-        guard let key = game.key else {
+        guard let key = game.resumeKey else {
             return Resume(key: ID128(high: 0, low: 0), moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
         }
         let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(s.peer.id)
         let status: Resume.Status = !game.isPaused ? .resigned : busy ? .busy : .ready
         return Resume(key: key, moves: UInt16(game.moves.count), digest: GameKey.digest(key: key, moves: game.moves),
-                      last: game.moves.last.map { UInt16($0) }, status: status)
+                      last: game.moves.last.map { UInt16($0) }, status: status, secret: game.resumeSecret)
     }
 
     /// A resignation apart meets the peer's list one move longer (its MOVE crossed the
@@ -279,6 +309,7 @@ final class Suspensions {
         games[s.peer.id] = nil
         if links.tracksSeat, links.seat == .suspended(s.peer.id) { links.seat = .idle }
         link.ignoreGameFrames = false
+        matches.prepare(&s.match.game, on: link) // the next games are played on this link
         links.setActivity(link, .playing(s.match))
         outbox.emit(.gameResumed(s.peer, resigned: false))
         s.match.game.showResumed()
@@ -328,41 +359,5 @@ final class Suspensions {
         for case let .show(event) in actions where config.gameEvents.contains(event.kind) {
             outbox.emit(.game(event, opponent: s.peer))
         }
-    }
-}
-
-/// How two move lists of one game are reconciled (Protocol.md §13): equal, or one longer by a
-/// single move that its holder made (sent, never read); anything else is a conflict. Both
-/// sides apply the same rule to the same two lists, so they agree without another message.
-enum Reconcile: Equatable {
-    case same
-    /// The peer made one more move that never reached us: apply it.
-    case weMissTheirs(Int)
-    /// We made one more move that never reached the peer: it applies it.
-    case theyMissOurs
-    case conflict(String)
-
-    static func decide(ours: [Int], weMovedFirst: Bool, key: ID128, theirs r: Resume) -> Reconcile {
-        let n = Int(r.moves), m = ours.count
-        let ourDigest = GameKey.digest(key: key, moves: ours)
-        if n == m {
-            return r.digest == ourDigest ? .same : .conflict("the two move lists differ")
-        }
-        if n == m + 1, let last = r.last {
-            let theirsMoved = (m % 2 == 0) != weMovedFirst // move m+1 (index m) is the peer's
-            guard theirsMoved else { return .conflict("the peer claims a move in our turn") }
-            guard GameKey.digest(key: key, moves: ours + [Int(last)]) == r.digest else {
-                return .conflict("the peer's moves do not extend ours")
-            }
-            return .weMissTheirs(Int(last))
-        }
-        if m == n + 1 {
-            let oursMoved = (n % 2 == 0) == weMovedFirst
-            guard oursMoved, GameKey.digest(key: key, moves: ours.prefix(n)) == r.digest else {
-                return .conflict("our moves do not extend the peer's")
-            }
-            return .theyMissOurs
-        }
-        return .conflict("the move lists are \(m) and \(n) long")
     }
 }

@@ -7,6 +7,9 @@ import TicTacWire
 public enum GameFact: Sendable, Equatable {
     /// Our side started game `number` of the match (1 for the first).
     case started(number: Int)
+    /// Both commitments are in and our ROLL goes out: the game's key is fixed, and a roll whose
+    /// link is lost can be decided later from our `secret` and the peer's commitment (§13).
+    case committed(secret: [UInt8], theirCommitment: [UInt8], moveTime: Int)
     /// The roll decided; `key` is the game's id, made from both sides' commitments;
     /// `moveTime` the agreed seconds per move (0: none).
     case decided(weMoveFirst: Bool, key: ID128, moveTime: Int)
@@ -20,6 +23,8 @@ public enum GameFact: Sendable, Equatable {
     case adjourned
     /// The two sides' move lists could not be reconciled: no result, nothing invented.
     case void
+    /// A roll that never decided on either side: the game is forgotten (Protocol.md §13).
+    case forgotten
 }
 
 /// How a game ended, as the history shows it.

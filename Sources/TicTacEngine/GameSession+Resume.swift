@@ -10,7 +10,29 @@ extension GameSession {
     public var endedByOurResignation: Bool { lastResult == .lost && crossing.lastEnding == .ourResign }
 
     /// True while the game waits for its link (`pause`): no clock runs.
-    public var isPaused: Bool { if case .paused = phase { true } else { false } }
+    public var isPaused: Bool {
+        switch phase { case .paused, .pausedRoll: true; default: false }
+    }
+
+    /// The key a kept game is known by: the decided game's, or a waiting roll's (fixed by both
+    /// commitments).
+    public var resumeKey: ID128? {
+        if let key { return key }
+        switch phase {
+        case let .pausedRoll(exchange): return exchange.key
+        case let .rolling(exchange, _): return keepsRoll ? exchange.key : nil
+        default: return nil
+        }
+    }
+
+    /// What RESUME tells of our roll while the game has no move: our secret (§13).
+    public var resumeSecret: [UInt8]? {
+        if case let .pausedRoll(exchange) = phase { return exchange.ourSecret }
+        return moves.isEmpty ? rollSecret : nil
+    }
+
+    /// A roll kept undecided: RESUME tells our secret, and `decideRoll` takes the peer's.
+    public var rollUndecided: Bool { if case .pausedRoll = phase { true } else { false } }
 
     /// The side to move when paused (nil when not paused).
     public var pausedWithOurTurn: Bool? { if case let .paused(ourTurn, _) = phase { ourTurn } else { nil } }
@@ -25,10 +47,34 @@ extension GameSession {
            let decision = try? exchange.decision() {
             decide(decision, exchange, now: now)
         }
+        // Not decided, both commitments in: the roll waits for the peer's secret (§13).
+        if keepsRoll, case let .rolling(exchange, _) = phase, let rollKey = exchange.key {
+            phase = .pausedRoll(exchange)
+            if recordsFacts { emit(.record(.interrupted, key: rollKey)) }
+            return true
+        }
         guard case let .playing(ourTurn, clock) = phase, key != nil else { return false }
         phase = .paused(ourTurn: ourTurn, remaining: clock.map { max(.zero, $0 - now) })
         record(.interrupted)
         return true
+    }
+
+    /// The peer's RESUME gave its roll secret for the roll we kept undecided: checked against
+    /// its commitment, then decided as the link would have; the game waits paused at its first
+    /// move for `resume` (Protocol.md §13).
+    public mutating func decideRoll(theirSecret: [UInt8], now: Instant) throws(GameFault) {
+        guard case var .pausedRoll(exchange) = phase else { return }
+        try exchange.take(theirSecret: theirSecret)
+        guard let decision = try exchange.decision() else { throw GameFault(.internalError, "a roll with both secrets did not decide") }
+        decide(decision, exchange, now: now, starting: false)
+    }
+
+    /// The peer holds no such roll: it never read our commitment, so nobody decided; forgotten
+    /// on our side too (Protocol.md §13).
+    public mutating func forgetRoll() {
+        guard case let .pausedRoll(exchange) = phase else { return }
+        if recordsFacts { emit(.record(.forgotten, key: exchange.key)) }
+        phase = .interrupted
     }
 
     /// Takes the game up again on a new link. `peerMove`: the move the peer made that never
@@ -91,12 +137,28 @@ extension GameSession {
         phase = .interrupted
     }
 
+    /// A roll rebuilt from the history, undecided: our secret, the peer's commitment and the
+    /// game's agreed clock, as stored when our ROLL went out.
+    public init(restoringRoll size: BoardSize, secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, round: Int,
+                score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) throws(GameFault) {
+        self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(moveTime)))
+        guard let exchange = RollExchange(secret: secret, theirCommitment: theirCommitment, moveTime: moveTime) else {
+            throw GameFault(.internalError, "the stored roll secret is not \(Commitment.secretLength) bytes")
+        }
+        ourRound = round
+        peerRound = round
+        keepsRoll = true
+        phase = .pausedRoll(exchange)
+    }
+
     /// A game rebuilt from the history, paused: `moves` in order, the first by whoever moved
     /// first (it plays O). `round`: the game's number in its match (the peer's counter is its own:
     /// only differences between the two count).
     public init(restoring size: BoardSize, key: ID128, weMovedFirst: Bool, moves: [Int], moveTime: UInt16, round: Int,
-                score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) throws(GameFault) {
+                score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
+                secret: [UInt8]? = nil) throws(GameFault) {
         self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(moveTime)))
+        rollSecret = moves.isEmpty ? secret : nil
         piece = weMovedFirst ? .o : .x
         for (i, cell) in moves.enumerated() {
             let ours = (i % 2 == 0) == weMovedFirst

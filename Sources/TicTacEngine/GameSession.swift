@@ -73,6 +73,11 @@ public struct GameSession: SansIOCore {
     public var recordsFacts = false
     /// The game's id once the roll decided (`GameKey`); nil before.
     public internal(set) var key: ID128?
+    /// Our roll secret for the running game, told in RESUME while it has no move (§13).
+    public internal(set) var rollSecret: [UInt8]?
+    /// A roll whose link is lost waits to be decided from RESUME instead of counting as the
+    /// peer's forfeit: both sides keep games and rolls (capabilities `resume`, `rollResume`).
+    public var keepsRoll = false
     /// The key of the last game that ended, and how many moves its history holds.
     public internal(set) var lastKey: ID128?
     var lastMoveCount = 0
@@ -92,6 +97,9 @@ public struct GameSession: SansIOCore {
         /// The link was lost mid-game and the game is kept to resume (GameSession+Resume): no
         /// clock runs; `remaining` is what the side to move had left (nil: no clock).
         case paused(ourTurn: Bool, remaining: Duration?)
+        /// The link was lost before the roll decided, both commitments in: the roll waits for
+        /// the peer's secret in RESUME (Protocol.md §13).
+        case pausedRoll(RollExchange)
     }
 
     var phase = Phase.beginning(early: RollExchange())
@@ -124,7 +132,7 @@ public struct GameSession: SansIOCore {
         case .rolling: .rollingDice
         case let .playing(ourTurn, _): ourTurn ? .myTurn : .opponentTurn
         case .done: .done
-        case .interrupted, .paused: .interrupted
+        case .interrupted, .paused, .pausedRoll: .interrupted
         }
     }
 
@@ -147,7 +155,7 @@ public struct GameSession: SansIOCore {
         case let .rolling(_, deadline): deadline
         case let .playing(_, clock): clock
         case let .done(rematchAt, _): rematchAt
-        case .beginning, .interrupted, .paused: nil
+        case .beginning, .interrupted, .paused, .pausedRoll: nil
         }
     }
 
@@ -194,6 +202,7 @@ public struct GameSession: SansIOCore {
             }
         case .resign:
             if case .paused = phase { return resignApart(now: now) }
+            if case .pausedRoll = phase { throw .notYourTurn(.rollingDice) } // no game yet to give up (§8)
             guard case .playing = phase else { throw .notYourTurn(state) }
             resign(now: now)
         case .newGame:
@@ -205,7 +214,7 @@ public struct GameSession: SansIOCore {
                 newGame(now: now)
             case .rolling:
                 break // a game is already starting
-            case .beginning, .interrupted, .paused:
+            case .beginning, .interrupted, .paused, .pausedRoll:
                 throw .noGame
             }
         case .leave:
@@ -216,6 +225,8 @@ public struct GameSession: SansIOCore {
                 // The peer's reveal went out, so it counts our leaving as its win: so do we.
                 show(.left(yours: true, inRoll: true))
                 end(.lost, line: nil, ending: .settled, now: now)
+            case .rolling where resumeKey != nil:
+                record(.forgotten) // the roll stored as our ROLL went out: no game for us
             default:
                 break
             }
@@ -241,22 +252,9 @@ public struct GameSession: SansIOCore {
             show(.timeUp(yours: false, clock: .move))
             end(.won, line: nil, ending: .settled, now: now, how: .time)
             fail(GameFault(.timeout, "no MOVE within the \(agreedMoveTime) s move clock and \(Self.moveGrace) of grace: the game is forfeit"))
-        case .beginning, .interrupted, .paused:
+        case .beginning, .interrupted, .paused, .pausedRoll:
             break
         }
-    }
-
-    /// The first move was not decided in time (Protocol.md §9). A peer that committed has our
-    /// reveal (we send ROLL as soon as we hold its commitment) and withheld its own: it forfeits,
-    /// so refusing to reveal never pays. A peer that never committed has no game to lose.
-    private mutating func rollTimedOut(_ exchange: RollExchange, now: Instant) {
-        let seconds = Self.rollTimeout
-        guard exchange.theirCommitment != nil else {
-            return fail(GameFault(.timeout, "no ROLL_COMMIT within \(seconds) of our RESET"))
-        }
-        show(.timeUp(yours: false, clock: .roll))
-        end(.won, line: nil, ending: .settled, now: now)
-        fail(GameFault(.timeout, "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit"))
     }
 
     /// Gives the turn to a side, with its clock: ours exactly, the peer's with the grace margin.
@@ -279,17 +277,19 @@ public struct GameSession: SansIOCore {
         piece = .empty
         agreedMoveTime = 0
         key = nil
+        rollSecret = nil
         ourRound += 1
         record(.started(number: ourRound))
         emit(.send(.reset))
         // Keep a commitment the peer already sent for this game (it followed its RESET).
         var exchange = peerRound == ourRound ? RollExchange(keepingCommitmentOf: early) : RollExchange()
         exchange.commit(moveTime: moveTime, using: &rng, into: &actions)
+        reveal(&exchange)
         phase = .rolling(exchange, deadline: now + Self.rollTimeout)
     }
 
     private mutating func receive(_ message: Message, now: Instant) {
-        switch phase { case .interrupted, .paused: return; default: break } // no link to hear
+        switch phase { case .interrupted, .paused, .pausedRoll: return; default: break } // no link to hear
         if case .reset = message { return receiveReset() } // a pattern, not ==: no full comparison of two messages
         do throws(GameFault) {
             switch (peerRound - ourRound, phase) {
@@ -352,20 +352,6 @@ public struct GameSession: SansIOCore {
         }
     }
 
-    /// The roll exchange's messages, while the first move is being decided.
-    private mutating func receiveRoll(_ message: Message, _ exchange: inout RollExchange, now: Instant,
-                                      deadline: Instant) throws(GameFault) {
-        switch message {
-        case let .rollCommit(c, moveTime): try exchange.receiveCommit(c, moveTime: moveTime, into: &actions)
-        case let .roll(value, nonce): try exchange.receiveRoll(value, nonce: nonce, into: &actions)
-        case let .rollAck(value): try exchange.receiveAck(value)
-        default: throw GameFault.rejecting(message, stateContext)
-        }
-        guard let decision = try exchange.decision() else { return phase = .rolling(exchange, deadline: deadline) }
-        decide(decision, exchange, now: now)
-    }
-
-    /// A message of the game being played, in the same round on both sides.
     mutating func receiveInGame(_ message: Message, now: Instant) throws(GameFault) {
         switch (state, message) {
         case (.opponentTurn, .move(let wireCell)):
@@ -403,7 +389,7 @@ public struct GameSession: SansIOCore {
     }
 
     /// Why a message does not fit the state, in words (for the ERROR text).
-    private var stateContext: String {
+    var stateContext: String {
         switch state {
         case .beginning, .rollingDice: "before the first move was decided"
         case .myTurn: "out of turn: it is our turn"
@@ -454,7 +440,7 @@ public struct GameSession: SansIOCore {
         show(.score(score))
     }
 
-    private mutating func fail(_ fault: GameFault) {
+    mutating func fail(_ fault: GameFault) {
         phase = .interrupted
         emit(.fail(fault.code, fault.text))
     }
@@ -463,7 +449,7 @@ public struct GameSession: SansIOCore {
 
     /// `ofLastGame`: a fact about the game that ended last (the running one may have started since).
     mutating func record(_ fact: GameFact, ofLastGame: Bool = false) {
-        if recordsFacts { actions.append(.record(fact, key: ofLastGame ? lastKey : key)) }
+        if recordsFacts { actions.append(.record(fact, key: ofLastGame ? lastKey : resumeKey)) } // a kept roll's, before it decides
     }
 
     /// How the history names an ending the caller did not name.

@@ -44,7 +44,6 @@ struct RollExchange {
         let commitment = Commitment.make(roll: roll, nonce: nonce)
         ours = (roll, nonce, commitment)
         out.append(.send(.rollCommit(commitment: commitment, moveTime: moveTime)))
-        revealIfReady(into: &out)
     }
 
     /// The peer's commitment for a game that has not started on our side yet: kept, once.
@@ -57,25 +56,24 @@ struct RollExchange {
 
     /// ROLL_COMMIT. A copy of ours is refused: the peer could open it with our own reveal and
     /// make the joint value zero.
-    mutating func receiveCommit(_ c: [UInt8], moveTime: UInt16, into out: inout [GameAction]) throws(GameFault) {
+    mutating func receiveCommit(_ c: [UInt8], moveTime: UInt16) throws(GameFault) {
         guard theirCommitment == nil else {
             throw GameFault(.unexpectedMessage, "second ROLL_COMMIT before the roll was decided")
         }
         if let ours, ours.commitment == c { throw GameFault(.commitmentMismatch, "ROLL_COMMIT repeats our own commitment") }
         theirCommitment = c
         theirMoveTime = moveTime
-        revealIfReady(into: &out)
     }
 
     /// ROLL: checked against the peer's commitment, then acknowledged by echoing the roll.
-    mutating func receiveRoll(_ value: UInt32, nonce: ID128, into out: inout [GameAction]) throws(GameFault) {
+    mutating func receiveRoll(_ value: UInt32, nonce: ID128) throws(GameFault) -> Message {
         guard let c = theirCommitment else { throw GameFault(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
         guard theirRoll == nil else { throw GameFault(.unexpectedMessage, "second ROLL for one commitment") }
         guard Commitment.verify(c, roll: value, nonce: nonce) else {
             throw GameFault(.commitmentMismatch, "ROLL \(value) does not match its commitment")
         }
         theirRoll = (value, nonce)
-        out.append(.send(.rollAck(value: value)))
+        return .rollAck(value: value)
     }
 
     /// ROLL_ACK: the echo must be what we sent, else the peer saw another roll.
@@ -94,6 +92,48 @@ struct RollExchange {
         return true
     }
 
+    /// Both commitments are in (so ours is revealed): the game's key is fixed, decided or not.
+    var key: ID128? {
+        guard let ours, let theirCommitment else { return nil }
+        return GameKey.make(ours.commitment, theirCommitment)
+    }
+
+    /// Our secret (roll || nonce), which RESUME carries for a roll that did not decide.
+    var ourSecret: [UInt8]? { ours.map { Commitment.secret(roll: $0.roll, nonce: $0.nonce) } }
+
+    /// A roll rebuilt from the history: our secret and the peer's commitment; `moveTime` is the
+    /// game's agreed clock (both asks, already combined).
+    init?(secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16) {
+        guard let (roll, nonce) = Self.split(secret) else { return nil }
+        ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce))
+        revealed = true
+        self.theirCommitment = theirCommitment
+        theirMoveTime = moveTime
+    }
+
+    /// The peer's secret from its RESUME (Protocol.md §13): it must open the peer's commitment
+    /// (and equal its ROLL if that came); the roll then decides as if its ROLL and our ACK had.
+    mutating func take(theirSecret secret: [UInt8]) throws(GameFault) {
+        guard let c = theirCommitment, let (roll, nonce) = Self.split(secret) else {
+            throw GameFault(.malformed, "a roll secret without a commitment to open")
+        }
+        if let theirRoll, theirRoll.value != roll || theirRoll.nonce != nonce {
+            throw GameFault(.commitmentMismatch, "RESUME's secret is not the peer's ROLL")
+        }
+        guard Commitment.verify(c, roll: roll, nonce: nonce) else {
+            throw GameFault(.commitmentMismatch, "RESUME's secret does not open the peer's commitment")
+        }
+        theirRoll = (roll, nonce)
+        acknowledged = true
+    }
+
+    private static func split(_ secret: [UInt8]) -> (UInt32, ID128)? {
+        guard secret.count == Commitment.secretLength else { return nil }
+        let roll = secret[0..<4].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        guard let nonce = ID128(bytes: Array(secret[4...])) else { return nil }
+        return (roll, nonce)
+    }
+
     /// Who moves first, once both reveals are in and ours is acknowledged; nil before.
     func decision() throws(GameFault) -> FirstMove.Decision? {
         guard let ours, let theirRoll, let theirCommitment, acknowledged else { return nil }
@@ -105,24 +145,71 @@ struct RollExchange {
         return decision
     }
 
-    private mutating func revealIfReady(into out: inout [GameAction]) {
-        guard let ours, theirCommitment != nil, !revealed else { return }
+    /// Our ROLL, once we sent our commitment and hold the peer's (step 3); nil before, and after.
+    mutating func reveal() -> Message? {
+        guard let ours, theirCommitment != nil, !revealed else { return nil }
         revealed = true
-        out.append(.send(.roll(value: ours.roll, nonce: ours.nonce)))
+        return .roll(value: ours.roll, nonce: ours.nonce)
     }
 }
 
 extension GameSession {
     /// The roll decided: the game's key, who moves first, the clock; the exchange is dropped.
-    mutating func decide(_ decision: FirstMove.Decision, _ exchange: RollExchange, now: Instant) {
+    /// `starting`: the game starts now (false: it waits for its link, and `resume` shows it).
+    mutating func decide(_ decision: FirstMove.Decision, _ exchange: RollExchange, now: Instant, starting: Bool = true) {
         let first = decision.weMoveFirst
-        if let ours = exchange.ours, let theirs = exchange.theirCommitment { key = GameKey.make(ours.commitment, theirs) }
+        key = exchange.key
+        rollSecret = exchange.ourSecret
         agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
         if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
         piece = first ? .o : .x
-        startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
         show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
+        guard starting else {
+            return phase = .paused(ourTurn: first, remaining: agreedMoveTime > 0 ? .seconds(Int64(agreedMoveTime)) : nil)
+        }
+        startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
         show(.gameStarted(piece: piece, first: first, size: size))
         show(first ? .yourTurn : .opponentTurn)
     }
+
+    /// The first move was not decided in time (Protocol.md §9). A peer that committed has our
+    /// reveal (we send ROLL as soon as we hold its commitment) and withheld its own: it forfeits,
+    /// so refusing to reveal never pays. A peer that never committed has no game to lose.
+    mutating func rollTimedOut(_ exchange: RollExchange, now: Instant) {
+        let seconds = Self.rollTimeout
+        guard exchange.theirCommitment != nil else {
+            return fail(GameFault(.timeout, "no ROLL_COMMIT within \(seconds) of our RESET"))
+        }
+        show(.timeUp(yours: false, clock: .roll))
+        end(.won, line: nil, ending: .settled, now: now)
+        fail(GameFault(.timeout, "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit"))
+    }
+
+    /// Our ROLL once both commitments are in. A roll that outlives its link is stored first
+    /// (its key, our secret, the peer's commitment), so a restart can still decide it (§13).
+    mutating func reveal(_ exchange: inout RollExchange) {
+        guard let roll = exchange.reveal() else { return }
+        if keepsRoll, recordsFacts, let key = exchange.key, let secret = exchange.ourSecret, let theirs = exchange.theirCommitment {
+            let clock = Int(Self.agreedMoveTime(moveTime, exchange.theirMoveTime))
+            emit(.record(.committed(secret: secret, theirCommitment: theirs, moveTime: clock), key: key))
+        }
+        emit(.send(roll))
+    }
+
+    /// The roll exchange's messages, while the first move is being decided.
+    mutating func receiveRoll(_ message: Message, _ exchange: inout RollExchange, now: Instant,
+                                      deadline: Instant) throws(GameFault) {
+        switch message {
+        case let .rollCommit(c, moveTime):
+            try exchange.receiveCommit(c, moveTime: moveTime)
+            reveal(&exchange)
+        case let .roll(value, nonce): emit(.send(try exchange.receiveRoll(value, nonce: nonce)))
+        case let .rollAck(value): try exchange.receiveAck(value)
+        default: throw GameFault.rejecting(message, stateContext)
+        }
+        guard let decision = try exchange.decision() else { return phase = .rolling(exchange, deadline: deadline) }
+        decide(decision, exchange, now: now)
+    }
+
+    /// A message of the game being played, in the same round on both sides.
 }

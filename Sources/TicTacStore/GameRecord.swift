@@ -47,4 +47,7 @@ public struct GameRecord: Sendable, Equatable {
     /// How it ended (line, full, resigned, time, forfeit ...), for a finished game.
     public let ending: String?
     public let moves: [Move]
+    /// For a roll kept to decide (Protocol.md §13): our secret and the peer's commitment.
+    public internal(set) var secret: [UInt8]? = nil
+    public internal(set) var theirCommitment: [UInt8]? = nil
 }

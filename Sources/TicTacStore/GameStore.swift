@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import TicTacEngine
 import TicTacWire
@@ -114,6 +115,23 @@ public final class GameStore {
         }
     }
 
+    /// Records a roll's key, our secret and the peer's commitment as our ROLL goes out, so the
+    /// roll can be decided after a lost link or a restart (Protocol.md §13).
+    public func rollCommitted(game: Int64, secret: [UInt8], theirCommitment: [UInt8], moveTime: Int) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE games SET secret = ?, theirCommitment = ?, moveTime = ? WHERE id = ?",
+                           arguments: [Data(secret), Data(theirCommitment), moveTime, game])
+        }
+    }
+
+    /// Forgets a game whose roll never decided on either side: no row is left (it has no move).
+    public func forget(game: Int64) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "DELETE FROM games WHERE id = ? AND weMovedFirst IS NULL AND NOT EXISTS (SELECT 1 FROM moves WHERE game = ?)",
+                           arguments: [game, game])
+        }
+    }
+
     /// Appends move `number` (from 1). Idempotent: the same move again changes nothing; a
     /// different cell under a number already stored is a conflict and changes nothing.
     public func move(game: Int64, number: Int, cell: Int, byUs: Bool, at ms: Int64) throws(StoreError) {
@@ -225,7 +243,8 @@ public final class GameStore {
 
     /// What a restarted daemon takes up again, in one query, most recent first: with each peer,
     /// its latest unfinished game (playing, interrupted, adjourned) and its latest game when
-    /// that one finished (the peer may not have read its end). Only games whose roll decided.
+    /// that one finished (the peer may not have read its end). Only games with a key: decided,
+    /// or a roll kept to decide; the latest end is the latest decided game's.
     public func resumable(limit: Int) throws(StoreError) -> [GameRecord] {
         try read { db in
             let sql = """
@@ -233,8 +252,9 @@ public final class GameStore {
                 WHERE games.key IS NOT NULL AND (
                   games.id = (SELECT max(h.id) FROM games h WHERE h.peerID = games.peerID AND h.key IS NOT NULL
                               AND (h.state = 'playing' OR h.state = 'interrupted' OR h.state = 'adjourned'))
-                  OR (games.state = 'finished'
-                      AND games.id = (SELECT max(h.id) FROM games h WHERE h.peerID = games.peerID AND h.key IS NOT NULL)))
+                  OR (games.state = 'finished' AND games.weMovedFirst IS NOT NULL
+                      AND games.id = (SELECT max(h.id) FROM games h WHERE h.peerID = games.peerID AND h.key IS NOT NULL
+                                      AND h.weMovedFirst IS NOT NULL)))
                 ORDER BY games.id DESC LIMIT ?
                 """
             return try Row.fetchAll(db, sql: sql, arguments: [max(0, limit)]).map { row in try Self.record(row, db) }
@@ -266,7 +286,8 @@ public final class GameStore {
             startedAt: try row.decode(forColumn: "startedAt"), endedAt: try row.decode(forColumn: "endedAt"),
             state: GameRecord.State(rawValue: state) ?? .void,
             result: result.flatMap(GameResult.init(rawValue:)), ending: try row.decode(forColumn: "ending"),
-            moves: moves)
+            moves: moves, secret: try row.decode(Data?.self, forColumn: "secret").map { [UInt8]($0) },
+            theirCommitment: try row.decode(Data?.self, forColumn: "theirCommitment").map { [UInt8]($0) })
     }
 
     // MARK: - Private

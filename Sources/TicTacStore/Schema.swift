@@ -77,6 +77,13 @@ enum Schema {
                 CREATE INDEX games_by_peer ON games(peerID, startedAt);
                 """)
         }
+        m.registerMigration("v3") { db in
+            // A roll whose link was lost before it decided is decided later from these (§13).
+            try db.execute(sql: """
+                ALTER TABLE games ADD COLUMN secret BLOB;           -- our roll secret (roll || nonce, 20 bytes)
+                ALTER TABLE games ADD COLUMN theirCommitment BLOB;  -- the peer's ROLL_COMMIT (32 bytes)
+                """)
+        }
         return m
     }
 }

@@ -29,6 +29,8 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let resume = Capabilities(rawValue: 1 << 3)
     /// Serves watchers of its games (WATCH, Protocol.md §14; version 2).
     public static let spectators = Capabilities(rawValue: 1 << 4)
+    /// Keeps a roll whose link is lost and decides it from the secrets in RESUME (Protocol.md §13).
+    public static let rollResume = Capabilities(rawValue: 1 << 5)
 }
 
 /// RESUME (Protocol.md §13): the sender's view of the interrupted game `key`.
@@ -53,15 +55,20 @@ public struct Resume: Sendable, Equatable {
     /// The last of them (absent with no moves).
     public var last: UInt16?
     public var status: Status
+    /// The sender's roll secret (roll || nonce, 20 bytes, Protocol.md §8), given while the game
+    /// has no move yet, so a side whose roll did not decide decides from it (§13).
+    public var secret: [UInt8]?
 
     public static let digestLength = 32
+    public static let secretLength = 20
 
-    public init(key: ID128, moves: UInt16, digest: [UInt8], last: UInt16?, status: Status) {
+    public init(key: ID128, moves: UInt16, digest: [UInt8], last: UInt16?, status: Status, secret: [UInt8]? = nil) {
         self.key = key
         self.moves = moves
         self.digest = digest
         self.last = last
         self.status = status
+        self.secret = secret
     }
 }
 

@@ -58,6 +58,7 @@ extension Message {
             f.raw(3, r.digest)
             if let last = r.last { f.int(4, last) }
             f.int(5, r.status.rawValue)
+            if let secret = r.secret { f.raw(6, secret) }
         case let .watch(w):
             f.int(1, w.action.rawValue)
             if let id = w.opponent { f.id(2, id) }
@@ -202,8 +203,10 @@ extension Message {
             let status = Resume.Status(rawValue: raw) ?? .unknown
             let last: UInt16? = f.has(4) ? try f.int(4) : nil
             try f.check((last != nil) == (moves > 0 && status != .unknown), 4, "the last move is given exactly when there are moves")
+            let secret: [UInt8]? = f.has(6) ? Array(try f.raw(6, length: Resume.secretLength)) : nil
+            try f.check(secret == nil || (moves == 0 && status != .unknown), 6, "a roll secret is given only with no moves")
             self = .resume(Resume(key: try f.id(1), moves: moves, digest: Array(try f.raw(3, length: Resume.digestLength)),
-                                  last: last, status: status))
+                                  last: last, status: status, secret: secret))
         case .watch:
             let raw: UInt8 = try f.int(1)
             try f.check(Watch.Action(rawValue: raw) != nil, 1, "WATCH action \(raw) is not 0...2")

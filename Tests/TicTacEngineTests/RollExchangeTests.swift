@@ -17,8 +17,10 @@ import TicTacWire
             actions.removeAll()
             for case let .send(m) in batch {
                 switch m {
-                case let .rollCommit(c, t): try side.receiveCommit(c, moveTime: t, into: &answers)
-                case let .roll(v, n): try side.receiveRoll(v, nonce: n, into: &answers)
+                case let .rollCommit(c, t):
+                    try side.receiveCommit(c, moveTime: t)
+                    if let roll = side.reveal() { answers.append(.send(roll)) }
+                case let .roll(v, n): answers.append(.send(try side.receiveRoll(v, nonce: n)))
                 case let .rollAck(v): try side.receiveAck(v)
                 default: Issue.record("unexpected \(m)")
                 }
@@ -62,18 +64,59 @@ import TicTacWire
             do { try body(&copy) } catch { return (error as? GameFault)?.code }
             return nil
         }
-        #expect(code { try $0.receiveCommit(ours.commitment, moveTime: 0, into: &out) } == .commitmentMismatch)
-        #expect(code { try $0.receiveRoll(5, nonce: ID128(high: 1, low: 1), into: &out) } == .unexpectedMessage)
+        #expect(code { try $0.receiveCommit(ours.commitment, moveTime: 0) } == .commitmentMismatch)
+        #expect(code { _ = try $0.receiveRoll(5, nonce: ID128(high: 1, low: 1)) } == .unexpectedMessage)
         let nonce = ID128(high: 7, low: 7)
-        try a.receiveCommit(Commitment.make(roll: 42, nonce: nonce), moveTime: 0, into: &out) // reveals ours
-        #expect(code { try $0.receiveCommit(Commitment.make(roll: 1, nonce: nonce), moveTime: 0, into: &out) } == .unexpectedMessage)
-        #expect(code { try $0.receiveRoll(43, nonce: nonce, into: &out) } == .commitmentMismatch)
+        try a.receiveCommit(Commitment.make(roll: 42, nonce: nonce), moveTime: 0)
+        #expect(a.reveal() == .roll(value: ours.roll, nonce: ours.nonce) && a.reveal() == nil) // once
+        #expect(code { try $0.receiveCommit(Commitment.make(roll: 1, nonce: nonce), moveTime: 0) } == .unexpectedMessage)
+        #expect(code { _ = try $0.receiveRoll(43, nonce: nonce) } == .commitmentMismatch)
         #expect(code { try $0.receiveAck(ours.roll &+ 1) } == .rollMismatch)
-        try a.receiveRoll(42, nonce: nonce, into: &out)
-        #expect(code { try $0.receiveRoll(42, nonce: nonce, into: &out) } == .unexpectedMessage)
+        _ = try a.receiveRoll(42, nonce: nonce)
+        #expect(code { _ = try $0.receiveRoll(42, nonce: nonce) } == .unexpectedMessage)
         try a.receiveAck(ours.roll)
         #expect(code { try $0.receiveAck(ours.roll) } == .unexpectedMessage)
         #expect(try a.decision() != nil)
+    }
+
+    /// A roll kept past its link decides from the peer's secret in RESUME (Protocol.md §13): the
+    /// same decision the stream would have made, and a secret that does not open the peer's
+    /// commitment, or differs from its ROLL, is refused.
+    @Test func aKeptRollDecidesFromThePeersSecretAlone() throws {
+        var ra = AnyRandom(SplitMix64(seed: 8)), rb = AnyRandom(SplitMix64(seed: 9))
+        var a = RollExchange(), b = RollExchange()
+        var out: [GameAction] = []
+        a.commit(moveTime: 0, using: &ra, into: &out)
+        b.commit(moveTime: 30, using: &rb, into: &out)
+        let (ca, cb) = (try #require(a.ours).commitment, try #require(b.ours).commitment)
+        try a.receiveCommit(cb, moveTime: 30)
+        try b.receiveCommit(ca, moveTime: 0)
+        #expect(a.key != nil && a.key == b.key) // both commitments fix the key before anyone decided
+        let (sa, sb) = (try #require(a.ourSecret), try #require(b.ourSecret))
+        var wrong = sb
+        wrong[19] ^= 1
+        var copy = a
+        #expect(throws: GameFault.self) { try copy.take(theirSecret: wrong) }
+        #expect(throws: GameFault.self) { try copy.take(theirSecret: Array(sb.prefix(19))) }
+        try a.take(theirSecret: sb)
+        try b.take(theirSecret: sa)
+        let (da, db) = (try #require(try a.decision()), try #require(try b.decision()))
+        #expect(da.weMoveFirst != db.weMoveFirst && da.ourRoll == db.theirRoll)
+        // Rebuilt from what the history stores, the roll decides the same.
+        var restored = try #require(RollExchange(secret: sa, theirCommitment: cb, moveTime: 30))
+        #expect(restored.key == a.key)
+        try restored.take(theirSecret: sb)
+        #expect(try restored.decision()?.weMoveFirst == da.weMoveFirst)
+        // The peer's ROLL came first: RESUME must carry that same secret.
+        var rolled = RollExchange(keepingCommitmentOf: RollExchange())
+        rolled.commit(moveTime: 0, using: &ra, into: &out)
+        try rolled.receiveCommit(cb, moveTime: 0)
+        _ = try rolled.receiveRoll(UInt32(sb[0]) << 24 | UInt32(sb[1]) << 16 | UInt32(sb[2]) << 8 | UInt32(sb[3]),
+                               nonce: try #require(ID128(bytes: Array(sb[4...]))))
+        var other = sb
+        other[5] ^= 1
+        #expect(throws: GameFault.self) { try rolled.take(theirSecret: other) }
+        try rolled.take(theirSecret: sb)
     }
 }
 

@@ -44,7 +44,7 @@ local fields_of = {
   [0x22] = { {"secret_roll", "u32"}, {"roll_nonce", "id"} },
   [0x23] = { {"roll", "u32"} },
   [0x24] = { {"cell", "u16"} },
-  [0x28] = { {"game_key", "id"}, {"moves", "u16"}, {"digest", "bytes"}, {"last_cell", "u16"}, {"status", "u8"} },
+  [0x28] = { {"game_key", "id"}, {"moves", "u16"}, {"digest", "bytes"}, {"last_cell", "u16"}, {"status", "u8"}, {"roll_secret", "bytes"} },
   -- Spectators (§14, version 2; sealed on the wire, shown when seen in clear).
   [0x29] = { {"watch_action", "u8"}, {"watch_opponent", "id"} },
   [0x2a] = { {"o_id", "id"}, {"o_name", "str"}, {"x_id", "id"}, {"x_name", "str"}, {"rows", "u8"}, {"cols", "u8"},
