@@ -86,7 +86,7 @@ public final class BotRunner {
         case let .protocolError(p, code, message, sent):
             log("\(sent ? "sent" : "received") error \(code) \(sent ? "to" : "from") \(p?.name ?? "a peer"): \(message)")
         case let .connectFailed(to, reason): log("cannot connect to \(to): \(reason)")
-        case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid:
+        case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid, .gameAbandoned:
             // A game that outlives its link is reported as a finished one is (Protocol.md §13).
             output.write(json ? OutputFormatter(style: .json).json(OutputEvent(event)).serialized : Self.waitingText(event))
         default: break
@@ -102,6 +102,7 @@ public final class BotRunner {
             resigned ? "\(p.name) resigned the game while apart" : "\(p.name) is back: the game goes on"
         case let .gameAdjourned(p): "game with \(p.name) adjourned: offered again when \(p.name) is back"
         case let .gameVoid(p, reason): "game with \(p.name) void, counted for nobody: \(reason)"
+        case let .gameAbandoned(p, reason): "game with \(p.name) won by abandonment: \(reason)"
         default: ""
         }
     }

@@ -85,7 +85,10 @@ struct DaemonSetup {
             (config.restored, config.restoredEnds) = state.resumable(limit: 2 * config.maxKeptGames, rematchDelay: config.rematchDelay,
                                                                      makeRandom: config.makeRandom)
         }
-        if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.formUnion([.resume, .rollResume]) }
+        // `--resume-window 0`: games end with their link, so none is claimed as resumable.
+        if settings.resumeWindow > .zero, bot != nil || capabilities.contains(.tictactoe) {
+            config.capabilities.formUnion([.resume, .rollResume])
+        }
         // Watchers are served by players' daemons that allow them (Protocol.md §14).
         config.spectators = settings.spectators
         config.maxWatchersPerAddress = settings.maxWatchersPerAddress

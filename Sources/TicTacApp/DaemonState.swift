@@ -158,6 +158,8 @@ final class DaemonState {
             try store.rollCommitted(game: row, secret: secret, theirCommitment: theirCommitment, moveTime: moveTime)
         case .forgotten:
             try store.forget(game: row)
+        case .void:
+            try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
         case let .decided(weMoveFirst, key, moveTime):
             try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
         case let .moved(number, cell, byUs):
@@ -169,8 +171,6 @@ final class DaemonState {
             try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
         case .adjourned:
             try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
-        case .void:
-            try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
         }
         // Only games in play stay in the cache; one that stopped is found again by its key.
         switch r.fact {

@@ -7,11 +7,12 @@ extension DaemonCore {
     /// The history could not store a turn's facts for these peers' games, and the shell sent
     /// none of that turn's frames to them: each such game stops here, its link closed with
     /// nothing more sent and the game not kept in memory (it holds a move no store has). The
-    /// peer keeps it interrupted; a restart with room takes it up from what was stored, which is
-    /// all the peer ever read (Protocol.md §13).
+    /// peer keeps it interrupted (told "busy" when it asks); a restart with room takes it up from
+    /// what was stored, which is all the peer ever read (Protocol.md §13).
     func historyFailed(_ peers: Set<ID128>) {
         for link in links.values where link.match != nil && !link.closing {
             guard let peer = link.peer, peers.contains(peer.id) else { continue }
+            if let key = link.match?.game.resumeKey { suspensions.unstored.insert(key) }
             link.closeReason = "the history could not be written"
             matches.stopEngine(link)
             links.setActivity(link, .idle)

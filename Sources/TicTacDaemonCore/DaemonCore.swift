@@ -51,7 +51,7 @@ public final class DaemonCore: SansIOCore {
     private let lobby: Lobby
     let matches: Matches
     private let invitations: Invitations
-    private let suspensions: Suspensions
+    let suspensions: Suspensions
     private let spectators: Spectators
     private let watching: Watching
     /// The state `presenceChanged()` last returned.
@@ -464,7 +464,9 @@ public final class DaemonCore: SansIOCore {
         if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
         matches.stopEngine(link) // a game kept to resume gets a new engine, told the position with BOARD
         if link.match != nil, !suspensions.keep(link, peer: peer, reason: why, now: now) {
-            matches.stopped(link) // first: a game the close ends is then recorded as it ended
+            // First: a game the close ends is then recorded as it ended. One a resuming peer
+            // keeps but we could not is void here (never claimed later; §13).
+            matches.stopped(link, as: peer.capabilities.contains(.resume) && config.capabilities.contains(.resume) ? .void : .interrupted)
             matches.linkClosed(link, deliberate: link.faulted || link.peerLeft, now: now)
             spectators.sync(game: link) // a forfeit's end is told before the link goes
             outbox.emit(.disconnected(peer, reason: why))

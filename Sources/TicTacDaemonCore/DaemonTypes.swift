@@ -224,6 +224,9 @@ public enum DaemonEvent: Sendable, Equatable {
     case gameAdjourned(PeerInfo)
     /// The game cannot be resumed: it ends without a result.
     case gameVoid(PeerInfo, reason: String)
+    /// The peer disowned a game we hold (it says it has no such game, or gives a move list that
+    /// contradicts ours): it is ours by abandonment (the game-over follows).
+    case gameAbandoned(PeerInfo, reason: String)
     /// An ERROR frame went out (`sent`) or came in; the link closes.
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
     /// A connection could not be set up ("Error Connecting").

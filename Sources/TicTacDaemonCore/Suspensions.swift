@@ -44,6 +44,9 @@ final class Suspensions {
     private(set) var games: [ID128: Suspended] = [:]
     /// The last game with each peer that ended before its link was lost, its end perhaps unread.
     private var ended: EndedGames
+    /// Games stopped because the history could not store them: held in the store, not here, so
+    /// a peer asking is told "busy" (it waits) until a restart with room takes them up.
+    var unstored: Set<ID128> = []
     /// Closes a link at once as lost, not faulted (its game is kept): DaemonCore's own close.
     var dropLink: ((Link, String, Instant) -> Void)?
     /// How often a peer that is away is dialled.
@@ -63,6 +66,11 @@ final class Suspensions {
     /// they are back (dialled as soon as discovery sees them).
     func restore(_ restored: [RestoredGame], ends: [RestoredEnd]) {
         for e in ends.prefix(config.maxKeptGames) { ended.keep(e.game, peer: e.peer, address: "") }
+        // Past the bound a game cannot be kept: void here, so it is never claimed later (§13).
+        for r in restored.dropFirst(config.maxKeptGames) {
+            outbox.append(.record(GameFactRecord(peer: r.peer.id, peerName: r.peer.name, match: r.match, size: r.game.size,
+                                                 number: r.game.round, key: r.game.resumeKey, fact: .void)))
+        }
         for r in restored.prefix(config.maxKeptGames) where games[r.peer.id] == nil {
             var game = r.game
             matches.prepare(&game)
@@ -214,6 +222,10 @@ final class Suspensions {
             return
         }
         guard let s = games[peer.id], s.match.game.resumeKey == r.key else {
+            if unstored.contains(r.key), r.status != .unknown {
+                return outbox.send(link, .resume(Resume(key: r.key, moves: 0, digest: GameKey.digest(key: r.key, moves: []),
+                                                        last: nil, status: .busy)))
+            }
             // Not a game we hold with this peer (or none): say so, whatever it claims.
             if r.status != .unknown {
                 outbox.send(link, .resume(Resume(key: r.key, moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)))
@@ -231,7 +243,7 @@ final class Suspensions {
         }
         switch r.status {
         case .unknown:
-            return void(s, "\(peer.name) no longer has this game")
+            return abandoned(s, "it says it has no such game", now: now)
         case .resigned:
             recordMissing(s, r)
             s.match.game.peerResignedApart(now: now)
@@ -248,7 +260,7 @@ final class Suspensions {
         }
         switch Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r) {
         case .conflict(let why):
-            void(s, why)
+            abandoned(s, why, now: now)
         case .same, .theyMissOurs:
             take(s, on: link, peerMove: nil, now: now)
         case .weMissTheirs(let cell):
@@ -326,11 +338,12 @@ final class Suspensions {
         matches.drain(link, now: now)
     }
 
-    /// The game cannot go on: recorded void, nothing invented.
-    private func void(_ s: Suspended, _ why: String) {
-        s.match.game.void()
-        outbox.append(.record(GameFactRecord(.void, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
-        outbox.emit(.gameVoid(s.peer, reason: why))
+    /// The peer disowned a game we hold: an honest peer holds every game it played (its store
+    /// keeps it, §13), so it gave this one up. Ours, told as such; forgotten, nothing rewritten.
+    private func abandoned(_ s: Suspended, _ why: String, now: Instant) {
+        outbox.emit(.gameAbandoned(s.peer, reason: why))
+        s.match.game.peerAbandoned(now: now)
+        flushFacts(s)
         forget(s.peer.id)
     }
 

@@ -21,7 +21,8 @@ public enum GameFact: Sendable, Equatable {
     case interrupted
     /// The game waits to be resumed the next time both sides meet (Protocol.md §13).
     case adjourned
-    /// The two sides' move lists could not be reconciled: no result, nothing invented.
+    /// A resumable game whose link closed and that could not be kept (the bound, a fault): no
+    /// result, never offered again; the peer counts it abandoned (Protocol.md §13).
     case void
     /// A roll that never decided on either side: the game is forgotten (Protocol.md §13).
     case forgotten
@@ -40,6 +41,9 @@ public enum GameEnding: String, Sendable {
     case forfeit
     /// Resignations (or a resignation and a drawing move) crossed: a draw (Protocol.md §8).
     case crossed
+    /// The peer disowned a game we held: it said it has no such game, or gave a move list
+    /// that contradicts ours (Protocol.md §13).
+    case abandoned
 }
 
 /// A game's id: SHA-256 over both roll commitments, the smaller first, cut to 16 bytes. Both

@@ -120,6 +120,13 @@ extension GameSession {
         end(.won, line: nil, ending: .theirResign, now: now, how: .resigned)
     }
 
+    /// The peer disowned the game (RESUME "unknown", or a move list that contradicts ours): ours
+    /// by abandonment (Protocol.md §13).
+    public mutating func peerAbandoned(now: Instant) {
+        guard case .paused = phase else { return }
+        end(.won, line: nil, ending: .settled, now: now, how: .abandoned)
+    }
+
     /// Both resigned while apart: a draw, as resignations that cross (Protocol.md §8).
     public mutating func bothResignedApart() {
         guard case .done = phase, lastResult == .lost else { return }
@@ -128,13 +135,6 @@ extension GameSession {
         lastResult = .draw
         record(.ended(.draw, how: .crossed))
         show(.score(score))
-    }
-
-    /// The game cannot be resumed (the peer has no such game, or the move lists conflict): it
-    /// ends without a result, and nothing is invented.
-    public mutating func void() {
-        guard isPaused else { return }
-        phase = .interrupted
     }
 
     /// A roll rebuilt from the history, undecided: our secret, the peer's commitment and the

@@ -202,6 +202,9 @@ struct FullScreenModel {
             waiting = nil
             if game?.opponent.id == p.id { game = nil }
             notice = Notice(text: OutputFormatter.adjournedText(p), tone: .info, about: p.id)
+        case let .gameAbandoned(p, reason):
+            waiting = nil
+            notice = Notice(text: OutputFormatter.abandonedText(p, reason), tone: .info, about: p.id)
         case let .gameVoid(p, reason):
             waiting = nil
             if game?.opponent.id == p.id { game = nil }

@@ -50,6 +50,7 @@ public enum OutputEvent: Sendable, Equatable {
     case gameResumed(PeerInfo, resigned: Bool)
     case gameAdjourned(PeerInfo)
     case gameVoid(PeerInfo, reason: String)
+    case gameAbandoned(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
     /// How many watch our games now (it changed): a notice, worded by each front.
     case watchers(Int)
@@ -80,6 +81,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .gameResumed(p, resigned): self = .gameResumed(p, resigned: resigned)
         case let .gameAdjourned(p): self = .gameAdjourned(p)
         case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
+        case let .gameAbandoned(p, reason): self = .gameAbandoned(p, reason: reason)
         case let .matchEnded(p, byUs): self = .matchEnded(p, byUs: byUs)
         case let .protocolError(p, code, message, sent):
             let who = p?.name ?? "peer"
@@ -223,6 +225,11 @@ public struct OutputFormatter: Sendable {
         "The game with \(p.name) is adjourned: it goes on the next time you are both here"
     }
 
+    /// The peer disowned the game we held with it: ours (the game-over follows).
+    public static func abandonedText(_ p: PeerInfo, _ reason: String) -> String {
+        "\(p.name) abandoned the game (\(reason)): you win it"
+    }
+
     static func disconnectedText(_ p: PeerInfo, reason: String) -> String {
         let trimmed = reason.trimmingPrefix(" ")
         if trimmed.isEmpty { return FullScreenModel.disconnectedText }
@@ -275,6 +282,7 @@ public struct OutputFormatter: Sendable {
         case let .gameResumed(p, resigned): return ev("game-resumed", [("opponent", Self.who(p)), ("resigned", .bool(resigned))])
         case let .gameAdjourned(p): return ev("game-adjourned", [("opponent", Self.who(p))])
         case let .gameVoid(p, reason): return ev("game-void", [("opponent", Self.who(p)), ("reason", .string(reason))])
+        case let .gameAbandoned(p, reason): return ev("game-abandoned", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
             return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
         case let .moveClock(_, yours, seconds):
@@ -387,6 +395,7 @@ public struct OutputFormatter: Sendable {
             return [resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on"]
         case let .gameAdjourned(p): return [Self.adjournedText(p)]
         case let .gameVoid(p, reason): return ["The game with \(p.name) cannot go on and counts for nobody: \(reason)"]
+        case let .gameAbandoned(p, reason): return [Self.abandonedText(p, reason)]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .moveClock(opponent, yours, seconds):

@@ -75,6 +75,8 @@ struct BotWaitingLineTests {
             (.gameAdjourned(ben), "game with ben adjourned: offered again when ben is back", "game-adjourned"),
             (.gameVoid(ben, reason: "the two move lists differ"), "game with ben void, counted for nobody: the two move lists differ",
              "game-void"),
+            (.gameAbandoned(ben, reason: "it says it has no such game"), "game with ben won by abandonment: it says it has no such game",
+             "game-abandoned"),
         ]
         for (event, text, name) in events {
             #expect(BotRunner.waitingText(event) == text)

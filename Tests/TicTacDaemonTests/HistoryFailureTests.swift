@@ -32,12 +32,17 @@ import TicTacWire
             return failedMove == nil
         }
         var sentMoves: [(cell: UInt16, afterFailure: Bool)] = []
+        var busyAnswers = 0
         var decoder = FrameDecoder()
         a.tap = { _, _, event in
             guard case let .sent(bytes) = event else { return }
             decoder.feed(bytes)
             while let frame = try? decoder.next() {
-                if case let .move(cell)? = try? Message(frame: frame) { sentMoves.append((cell, failedMove != nil)) }
+                switch try? Message(frame: frame) {
+                case let .move(cell)?: sentMoves.append((cell, failedMove != nil))
+                case let .resume(r)? where r.status == .busy: busyAnswers += 1
+                default: break
+                }
             }
         }
         a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
@@ -47,6 +52,11 @@ import TicTacWire
         #expect(logA.has { if case .gameAdjourned = $0 { true } else { false } })
         #expect(!logA.has { if case .protocolError = $0 { true } else { false } })
         #expect(try run(reactor, for: .seconds(5)) { a.connectionCount == 0 })
+        // A new link: beta asks for the game. Alpha holds it only in its store, so it answers
+        // "busy" and beta waits (never "unknown", which beta would count as abandonment).
+        a.connect(to: try #require(SocketAddress(ip: "127.0.0.1", port: b.port)))
+        #expect(try run(reactor, for: .seconds(10)) { busyAnswers > 0 })
+        #expect(!logB.has { if case .gameAbandoned = $0 { true } else { false } })
         a.leave()
         b.leave()
     }

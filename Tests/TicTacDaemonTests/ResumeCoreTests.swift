@@ -104,10 +104,14 @@ import TicTacTime
         #expect(ended[0].count == 1 && ended[1].count == 1, "\(ended)")
         let mirror: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
         #expect(ended[0].first.flatMap { mirror[$0] } == ended[1].first)
-        #expect(!n.records[0].contains { $0.fact == .void } && !n.records[1].contains { $0.fact == .void })
+        let abandoned = n.records.flatMap { $0 }.filter { $0.fact == .ended(.won, how: .abandoned) }
+        #expect(abandoned.isEmpty, "\(abandoned)")
     }
 
-    @Test func aForgedDigestIsAConflictAndTheGameIsVoidNotRewritten() throws {
+    /// A peer that answers a forged digest, or "unknown", for a game both played has disowned
+    /// it: the game is ours by abandonment, told as such, and no move is rewritten (§13).
+    @Test(arguments: [false, true])
+    func aForgedDigestOrUnknownIsAbandonmentNotARewrite(unknown: Bool) throws {
         var n = try inGame()
         try play(&n, moves: 2)
         let key = try #require(n.game(0)?.key)
@@ -116,10 +120,14 @@ import TicTacTime
         let link = n.connect(dialler: 1)
         n.settle()
         n.drop = nil
-        n.inject(.resume(Resume(key: key, moves: 2, digest: Array(repeating: 7, count: 32), last: 0, status: .ready)), to: 0, link: link)
-        #expect(n.count(0) { if case .gameVoid = $0 { true } else { false } } == 1)
-        #expect(n.records[0].last?.fact == .void)
-        #expect(n.cores[0].presenceState == .idle)
+        let forged = unknown ? Resume(key: key, moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
+                             : Resume(key: key, moves: 2, digest: Array(repeating: 7, count: 32), last: 0, status: .ready)
+        n.inject(.resume(forged), to: 0, link: link)
+        #expect(n.count(0) { if case .gameAbandoned = $0 { true } else { false } } == 1)
+        #expect(n.count(0) { if case .game(.gameOver(.won, _, _), _) = $0 { true } else { false } } == 1)
+        #expect(n.records[0].last?.fact == .ended(.won, how: .abandoned))
+        #expect(n.records[0].filter { if case .moved = $0.fact { true } else { false } }.count == 2) // none rewritten
+        #expect(n.cores[0].presenceState == .idle && n.cores[0].waitingGames == 0)
     }
 
     @Test func aReplayedResumeAfterTheGameWentOnIsAnErrorAndChangesNothing() throws {
