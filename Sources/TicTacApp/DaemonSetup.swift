@@ -61,7 +61,7 @@ struct DaemonSetup {
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, maxGamesPerPeer: Int = 30,
                     gameEvents: GameEventKinds = .all, engine: EngineBoards? = nil, state: DaemonState? = nil,
-                    program: DisplayName? = nil) throws(AppFailure) -> Daemon {
+                    program: DisplayName? = nil, maxBotGames: Int? = nil) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
         let keyFile = settings.identityFile ?? state?.directory?.identityPath
@@ -77,6 +77,7 @@ struct DaemonSetup {
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames
         config.maxGamesPerPeerPerMinute = maxGamesPerPeer
+        config.maxBotGames = maxBotGames
         config.gameEvents = gameEvents
         config.resumeWindow = settings.resumeWindow
         if let state, state.store != nil {

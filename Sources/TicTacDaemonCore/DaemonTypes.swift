@@ -71,6 +71,9 @@ public struct DaemonConfig {
     /// invitations are declined `busy` and a match ends instead of its next game, so one peer
     /// cannot use up a bot's `--max-games` or its time with games it resigns at once. 0: no limit.
     public var maxGamesPerPeerPerMinute = 30
+    /// A bot's `--max-games`: once that many games in which the opponent moved are over, no next
+    /// game starts (the match ends), so none is left in its roll when the bot stops. Nil: no limit.
+    public var maxBotGames: Int?
     /// After a peer's invitation to our player lapsed or was declined, its next INVITE within
     /// this time is declined `busy` without asking our player (Protocol.md §8): a peer that
     /// renews its invitation as soon as it ends cannot keep our player busy for everyone.

@@ -13,6 +13,8 @@ final class Matches {
     let bot: BotScheduler
     /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
     let rate: GameRate
+    /// The bot's finished games in which the opponent moved (`DaemonConfig.maxBotGames`).
+    private var botGames = 0
     /// Called before a game's board goes within one input (a bot's next game starts, the match
     /// ends): its watchers are told its last moves and its end first (Protocol.md §14).
     var beforeGameGone: ((Link) -> Void)?
@@ -166,6 +168,7 @@ final class Matches {
                             outbox.append(.engine(.cancel(link.id))) // it was thinking: the answer would be stale
                         }
                         link.match?.noteEnd() // before the rematch clears it
+                        if link.match?.game.opponentMoved == true { botGames += 1 }
                         rematch(link, now: now)
                     default: break
                     }
@@ -289,6 +292,10 @@ final class Matches {
         guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
         if enginePause(now) != nil, config.engine?.plays(game.size) == true {
             outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts for now")
+            return end(link, byUs: true, now: now)
+        }
+        if let limit = config.maxBotGames, botGames >= limit {
+            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): \(limit) games played (--max-games)")
             return end(link, byUs: true, now: now)
         }
         if let peer = link.peer, !rate.allows(peer.id, now: now) {

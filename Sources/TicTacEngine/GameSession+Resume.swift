@@ -34,6 +34,9 @@ extension GameSession {
     /// A roll kept undecided: RESUME tells our secret, and `decideRoll` takes the peer's.
     public var rollUndecided: Bool { if case .pausedRoll = phase { true } else { false } }
 
+    /// The opponent made a move in the running (or last) game.
+    public var opponentMoved: Bool { piece != .empty && moves.count >= (piece == .o ? 2 : 1) }
+
     /// The side to move when paused (nil when not paused).
     public var pausedWithOurTurn: Bool? { if case let .paused(ourTurn, _) = phase { ourTurn } else { nil } }
 
