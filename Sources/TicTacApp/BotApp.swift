@@ -24,7 +24,8 @@ public enum BotApp {
                                           capabilities: [.tictactoe, .bot], bot: Bot(level: config.level), moveTime: .seconds(config.moveTime),
                                           maxLargeGames: config.maxLargeGames, maxGamesPerPeer: config.maxGamesPerPeer,
                                           gameEvents: GameCounter.gameEvents, engine: engine?.boards, state: state,
-                                          program: engine?.about.flatMap { DisplayName(fitting: $0) }, maxBotGames: config.maxGames)
+                                          program: engine?.about.flatMap { DisplayName(fitting: $0) }, maxBotGames: config.maxGames,
+                                          maxNewPlayers: config.maxNewPlayersPerAddress)
         if let command = config.engine {
             daemon.useEngine(command: command, limits: config.engineLimits, maxRestarts: config.engineRestarts)
         }

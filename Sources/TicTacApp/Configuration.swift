@@ -101,6 +101,8 @@ public struct BotConfiguration: Sendable {
     public var maxLargeGames = 2
     /// Games started with one peer within a minute at most (0: no limit).
     public var maxGamesPerPeer = 30
+    /// Players the history has never seen, per address per hour (0: no limit).
+    public var maxNewPlayersPerAddress = 20
     /// Seconds per move the bot asks for (0: no clock).
     public var moveTime = 120
     /// A Gomocup engine's command line (run by /bin/sh): the bot's moves on k = 5 boards.

@@ -61,7 +61,7 @@ struct DaemonSetup {
     func makeDaemon(reactor: Reactor, name: DisplayName, capabilities: Capabilities, bot: Bot?,
                     moveTime: Duration = .seconds(120), maxLargeGames: Int = 2, maxGamesPerPeer: Int = 30,
                     gameEvents: GameEventKinds = .all, engine: EngineBoards? = nil, state: DaemonState? = nil,
-                    program: DisplayName? = nil, maxBotGames: Int? = nil) throws(AppFailure) -> Daemon {
+                    program: DisplayName? = nil, maxBotGames: Int? = nil, maxNewPlayers: Int = 20) throws(AppFailure) -> Daemon {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
         let keyFile = settings.identityFile ?? state?.directory?.identityPath
@@ -78,6 +78,7 @@ struct DaemonSetup {
         config.maxLargeGamesPerAddress = maxLargeGames
         config.maxGamesPerPeerPerMinute = maxGamesPerPeer
         config.maxBotGames = maxBotGames
+        config.maxNewPlayersPerAddressPerHour = maxNewPlayers
         config.gameEvents = gameEvents
         config.resumeWindow = settings.resumeWindow
         if let state, state.store != nil {

@@ -74,6 +74,10 @@ public struct DaemonConfig {
     /// A bot's `--max-games`: once that many games in which the opponent moved are over, no next
     /// game starts (the match ends), so none is left in its roll when the bot stops. Nil: no limit.
     public var maxBotGames: Int?
+    /// Players a bot with a history takes on whom that history has never seen, per source
+    /// address per hour (four times as many per network prefix): each such game stays in the
+    /// history for good. 0: no limit.
+    public var maxNewPlayersPerAddressPerHour = 20
     /// After a peer's invitation to our player lapsed or was declined, its next INVITE within
     /// this time is declined `busy` without asking our player (Protocol.md §8): a peer that
     /// renews its invitation as soon as it ends cannot keep our player busy for everyone.

@@ -21,6 +21,8 @@ final class Invitations {
     private var quietUntil: [ID128: Instant] = [:]
     /// Links holding an invitation for our player (`Link.heldInvite`), in the order they came.
     private var held: [LinkID] = []
+    /// Players the history has never seen that the bot took on, per address (`NewPlayerRate`).
+    private var newPlayers: NewPlayerRate
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, random: CoreRandom) {
         self.config = config
@@ -29,6 +31,7 @@ final class Invitations {
         self.lobby = lobby
         self.matches = matches
         self.random = random
+        newPlayers = NewPlayerRate(perAddress: config.maxNewPlayersPerAddressPerHour)
     }
 
     // MARK: Our player
@@ -210,6 +213,10 @@ final class Invitations {
             }
             if !matches.rate.allows(peer.id, now: now) {
                 outbox.log("declined \(peer.name)'s invitation: busy (\(config.maxGamesPerPeerPerMinute) games within a minute)")
+                return refuse(invite, .busy, on: link, now: now)
+            }
+            if config.keepsHistory, lobby.scores[peer.id] == nil, let why = newPlayers.refusal(link.address, now: now) {
+                outbox.log("declined \(peer.name)'s invitation: busy (\(why))")
                 return refuse(invite, .busy, on: link, now: now)
             }
             return accept(link, offered, now: now)

@@ -37,6 +37,11 @@ struct BotCommand: ParsableCommand {
                                + "one more is declined as busy, so one peer cannot use up --max-games.", valueName: "n"))
     var maxGamesPerPeer = 30
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("Players the history has never seen, at most per address per hour (0: no limit; "
+                               + "four times as many per /24); more are declined as busy.",
+                               valueName: "n"))
+    var maxNewPlayersPerAddress = 20
+
     @Option(parsing: .unconditional, help: ArgumentHelp("""
         Seconds per move the bot asks for (0: no clock, or 5-65535); a game's clock is the shorter \
         nonzero ask of its two players. A bot past it (an engine that does not answer) loses on time.
@@ -86,6 +91,9 @@ struct BotCommand: ParsableCommand {
             throw ValidationError("--max-large-games must be 0 to 64, not \(maxLargeGames)")
         }
         if maxGamesPerPeer < 0 { throw ValidationError("--max-games-per-peer must be 0 or more, not \(maxGamesPerPeer)") }
+        guard (0...100_000).contains(maxNewPlayersPerAddress) else {
+            throw ValidationError("--max-new-players-per-address must be 0 to 100000, not \(maxNewPlayersPerAddress)")
+        }
     }
 
     func run() throws {
@@ -95,6 +103,7 @@ struct BotCommand: ParsableCommand {
         config.json = json
         config.maxLargeGames = maxLargeGames
         config.maxGamesPerPeer = maxGamesPerPeer
+        config.maxNewPlayersPerAddress = maxNewPlayersPerAddress
         config.engine = engine
         config.moveTime = moveTime
         config.engineGames = engineGames

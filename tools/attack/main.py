@@ -74,7 +74,9 @@ def main():
         # The cases all come from 127.0.0.1, back to back, faster than one LAN host dials: the
         # handshake budget (Protocol.md §5) is lifted here and checked by HandshakeBudgetTests.
         lifted = ["--max-handshakes-per-address", "0"]
-        t.bot = Process([tictac, "bot", "--name", "victim", "--port", str(t.bot_port), "--json"] + common + lifted)
+        # So is the bound on new players per address (cases_budget checks it on a bot of its own).
+        t.bot = Process([tictac, "bot", "--name", "victim", "--port", str(t.bot_port), "--json", "--max-new-players-per-address", "0"]
+                        + common + lifted)
         t.play = Process([tictac, "play", "--plain", "--json", "--name", "human", "--port", str(t.play_port)]
                          + common + lifted, stdin=True)
         t.spheres = Process([tictac, "spheres", "--bot", "--plain", "--json", "--name", "field"] + common)
