@@ -95,6 +95,7 @@ public final class DaemonCore: SansIOCore {
     public var presenceState: PresenceState {
         guard config.bot == nil else { return .idle }
         if links.seat.link != nil, links.seatLink == nil { return .busy } // its link is closing
+        if matches.playerAway, links.seat == .idle { return .away }
         return links.seat.presence
     }
 
@@ -158,6 +159,7 @@ public final class DaemonCore: SansIOCore {
         case let .presence(event):
             lobby.presence(event)
             suspensions.presence(event, now: now)
+            if case let .updated(p) = event, p.state == .idle { invitations.botInviteIfWanted(p.id, now: now) } // back, or free
         case let .dialFailed(peer, reason):
             invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
             watching.dialFailed(peer, reason: reason)
@@ -198,6 +200,7 @@ public final class DaemonCore: SansIOCore {
     /// Our player's command; nothing changes when it throws.
     public func perform(_ command: PlayerCommand, now: Instant) throws(CommandError) {
         defer { invitations.settleHeld(now: now) }
+        matches.playerAway = false // the player is back
         switch command {
         case let .invite(who): try invitations.invite(who, now: now)
         case .accept: try invitations.accept(now: now)

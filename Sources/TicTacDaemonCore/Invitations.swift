@@ -114,7 +114,8 @@ final class Invitations {
     /// A bot invites a peer it dialled whenever it has nothing pending with it: on the link that
     /// survived, whichever side dialled it (Protocol.md §4, duplicate links).
     func botInviteIfWanted(_ peerID: ID128, now: Instant) {
-        guard config.bot != nil, matches.bot.wants.contains(peerID) else { return }
+        // A player shown away (its clock ran out, it did nothing since) is invited once it is back.
+        guard config.bot != nil, matches.bot.wants.contains(peerID), lobby.present[peerID]?.state != .away else { return }
         let toPeer = links.links(to: peerID).filter { !$0.closing }
         guard toPeer.allSatisfy(\.isIdle),
               let link = toPeer.first(where: { $0.announced && $0.ready }), let peer = link.peer else { return }

@@ -13,6 +13,8 @@ final class Matches {
     let bot: BotScheduler
     /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
     let rate: GameRate
+    /// Our player let its move clock run out and has given no command since: shown away.
+    var playerAway = false
     /// The bot's finished games in which the opponent moved (`DaemonConfig.maxBotGames`).
     private var botGames = 0
     /// Called before a game's board goes within one input (a bot's next game starts, the match
@@ -187,7 +189,10 @@ final class Matches {
         link.match?.noteEnd()
         // Our player let the clock run out: away, so no next game starts by itself (it would be
         // lost the same way, and the next); the match ends and a new invitation plays again.
-        if away, link.match?.game.state == .done { end(link, byUs: true, now: now) }
+        if away, link.match?.game.state == .done {
+            playerAway = true
+            end(link, byUs: true, now: now)
+        }
     }
 
     /// Makes the bot's due moves: at once without a search, else queued for the shell (`think`).

@@ -32,12 +32,16 @@ public enum PresenceState: UInt8, Sendable, Hashable, CustomStringConvertible {
     case playing = 1
     /// Not taking invitations (at its game limit, or answering another invitation).
     case busy = 2
+    /// Its player let a move clock run out and has done nothing since: an invitation may go
+    /// unanswered (older receivers read it as busy).
+    case away = 3
 
     public var description: String {
         switch self {
         case .idle: "idle"
         case .playing: "playing"
         case .busy: "busy"
+        case .away: "away"
         }
     }
 
@@ -46,6 +50,7 @@ public enum PresenceState: UInt8, Sendable, Hashable, CustomStringConvertible {
         case "idle": self = .idle
         case "playing": self = .playing
         case "busy": self = .busy
+        case "away": self = .away
         default: return nil
         }
     }

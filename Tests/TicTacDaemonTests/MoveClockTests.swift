@@ -45,9 +45,12 @@ import TicTacTime
             n.settle()
         }
         #expect(n.game(0) == nil && n.game(1) == nil)
-        #expect(n.cores[mover].presenceState == .idle && n.errors.isEmpty, "\(n.errors)")
+        // Shown away (ANNOUNCE state 3, Protocol.md §6) until the player does something.
+        #expect(n.cores[mover].presenceState == .away && n.errors.isEmpty, "\(n.errors)")
+        #expect(n.cores[1 - mover].presenceState == .idle)
         // A new invitation plays again.
         try n.command(mover, .invite(mover == 0 ? "ben" : "ann"))
+        #expect(n.cores[mover].presenceState != .away)
         n.settle()
         try n.command(1 - mover, .accept)
         n.settle()

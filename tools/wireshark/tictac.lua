@@ -23,7 +23,7 @@ local errors = {
   [9] = "roll-mismatch", [10] = "timeout", [11] = "busy", [12] = "internal-error", [13] = "bad-identity",
 }
 local reasons = { [0] = "declined", [1] = "busy", [2] = "no answer", [3] = "unsupported" }
-local states = { [0] = "idle", [1] = "playing", [2] = "busy" }
+local states = { [0] = "idle", [1] = "playing", [2] = "busy", [3] = "away" }
 local statuses = { [0] = "ready", [1] = "resigned", [2] = "unknown", [3] = "busy" }
 local letters = "abcdefghijkmopstuvwx" -- the front's column letters (CellName.swift)
 

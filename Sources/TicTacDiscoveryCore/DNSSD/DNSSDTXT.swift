@@ -1,7 +1,7 @@
 import TicTacWire
 
 /// The TXT record a daemon publishes with its `_tictactoe._tcp` service (Protocol.md §10).
-/// Keys: `txtvers=1`, `id=` 32 hex digits, `v=MIN-MAX`, `st=idle|playing|busy`, `g=ttt,field`.
+/// Keys: `txtvers=1`, `id=` 32 hex digits, `v=MIN-MAX`, `st=idle|playing|busy|away`, `g=ttt,field`.
 public struct DNSSDTXT: Sendable, Hashable {
     /// The daemon's instance id: the key peers are merged by, and the self-filter.
     public var instanceID: ID128
