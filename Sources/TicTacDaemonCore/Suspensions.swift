@@ -243,7 +243,7 @@ final class Suspensions {
         }
         switch r.status {
         case .unknown:
-            return abandoned(s, "it says it has no such game", now: now)
+            return abandoned(s, "it says it has no such game", on: link, now: now)
         case .resigned:
             recordMissing(s, r)
             s.match.game.peerResignedApart(now: now)
@@ -260,7 +260,7 @@ final class Suspensions {
         }
         switch Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r) {
         case .conflict(let why):
-            abandoned(s, why, now: now)
+            abandoned(s, why, on: link, now: now)
         case .same, .theyMissOurs:
             take(s, on: link, peerMove: nil, now: now)
         case .weMissTheirs(let cell):
@@ -340,7 +340,15 @@ final class Suspensions {
 
     /// The peer disowned a game we hold: an honest peer holds every game it played (its store
     /// keeps it, §13), so it gave this one up. Ours, told as such; forgotten, nothing rewritten.
-    private func abandoned(_ s: Suspended, _ why: String, now: Instant) {
+    /// A peer without capability `rollResume` plays by the older rules, under which an honest
+    /// side could answer "unknown" (a roll cut it counted as a forfeit): the game is void there.
+    private func abandoned(_ s: Suspended, _ why: String, on link: Link, now: Instant) {
+        guard link.peer?.capabilities.contains(.rollResume) == true else {
+            s.match.game.interrupt()
+            outbox.append(.record(GameFactRecord(.void, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
+            outbox.emit(.gameVoid(s.peer, reason: why))
+            return forget(s.peer.id)
+        }
         outbox.emit(.gameAbandoned(s.peer, reason: why))
         s.match.game.peerAbandoned(now: now)
         flushFacts(s)

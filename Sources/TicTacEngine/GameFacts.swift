@@ -21,8 +21,8 @@ public enum GameFact: Sendable, Equatable {
     case interrupted
     /// The game waits to be resumed the next time both sides meet (Protocol.md §13).
     case adjourned
-    /// A resumable game whose link closed and that could not be kept (the bound, a fault): no
-    /// result, never offered again; the peer counts it abandoned (Protocol.md §13).
+    /// No result: a resumable game whose link closed and that could not be kept (the bound, a
+    /// fault), never offered again, or one a peer under the older rules disowned (§13).
     case void
     /// A roll that never decided on either side: the game is forgotten (Protocol.md §13).
     case forgotten

@@ -130,6 +130,13 @@ extension GameSession {
         end(.won, line: nil, ending: .settled, now: now, how: .abandoned)
     }
 
+    /// The game cannot be resumed (a peer under the older rules has no such game, or the lists
+    /// conflict): it ends without a result, and nothing is invented.
+    public mutating func interrupt() {
+        guard isPaused else { return }
+        phase = .interrupted
+    }
+
     /// Both resigned while apart: a draw, as resignations that cross (Protocol.md §8).
     public mutating func bothResignedApart() {
         guard case .done = phase, lastResult == .lost else { return }

@@ -110,9 +110,14 @@ import TicTacTime
 
     /// A peer that answers a forged digest, or "unknown", for a game both played has disowned
     /// it: the game is ours by abandonment, told as such, and no move is rewritten (§13).
-    @Test(arguments: [false, true])
-    func aForgedDigestOrUnknownIsAbandonmentNotARewrite(unknown: Bool) throws {
-        var n = try inGame()
+    @Test(arguments: [false, true], [false, true])
+    func aForgedDigestOrUnknownIsAbandonmentNotARewrite(unknown: Bool, olderRules: Bool) throws {
+        var ann = resuming("ann", seed: 61), ben = resuming("ben", seed: 62)
+        if !olderRules {
+            ann.capabilities.insert(.rollResume)
+            ben.capabilities.insert(.rollResume)
+        }
+        var n = try inGame(ann: ann, ben: ben)
         try play(&n, moves: 2)
         let key = try #require(n.game(0)?.key)
         n.close(try lastLink(n))
@@ -123,9 +128,16 @@ import TicTacTime
         let forged = unknown ? Resume(key: key, moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
                              : Resume(key: key, moves: 2, digest: Array(repeating: 7, count: 32), last: 0, status: .ready)
         n.inject(.resume(forged), to: 0, link: link)
-        #expect(n.count(0) { if case .gameAbandoned = $0 { true } else { false } } == 1)
-        #expect(n.count(0) { if case .game(.gameOver(.won, _, _), _) = $0 { true } else { false } } == 1)
-        #expect(n.records[0].last?.fact == .ended(.won, how: .abandoned))
+        if olderRules {
+            // A peer without `rollResume` could answer "unknown" honestly (a roll cut it counted
+            // as a forfeit): void, as before.
+            #expect(n.count(0) { if case .gameVoid = $0 { true } else { false } } == 1)
+            #expect(n.records[0].last?.fact == .void)
+        } else {
+            #expect(n.count(0) { if case .gameAbandoned = $0 { true } else { false } } == 1)
+            #expect(n.count(0) { if case .game(.gameOver(.won, _, _), _) = $0 { true } else { false } } == 1)
+            #expect(n.records[0].last?.fact == .ended(.won, how: .abandoned))
+        }
         #expect(n.records[0].filter { if case .moved = $0.fact { true } else { false } }.count == 2) // none rewritten
         #expect(n.cores[0].presenceState == .idle && n.cores[0].waitingGames == 0)
     }

@@ -9,9 +9,11 @@ import time
 import socket
 
 import wire as w
-from cases_fill import RESUME, RESUME_CAPS, game_key, resume
+from cases_fill import RESUME, RESUME_CAPS as OLDER_CAPS, game_key, resume
 from common import HOST, check, invited_game
 from wire import Identity, Peer
+
+RESUME_CAPS = OLDER_CAPS | 32  # and bit 5, roll resume: the rules under which "unknown" is abandonment
 
 
 def _one_move_then_vanish(port, source, ident):
