@@ -20,6 +20,8 @@ final class Suspended {
     /// Our player resigned while that offer (ready) was out: the peer may be taking the game
     /// up, so the resignation goes through the game once it is (and apart if it is not).
     var resignWhenTaken = false
+    /// We told the peer "busy" on this link: once our player is free we offer again there.
+    var toldBusy: LinkID?
 
     init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, address: String, now: Instant) {
         self.peer = peer
@@ -118,9 +120,17 @@ final class Suspensions {
         return live < config.maxKeptGames && fromAddress < config.maxKeptGamesPerAddress && fromPrefix < config.maxKeptGamesPerPrefix
     }
 
+    /// Our player is free and a peer we told "busy" waits on a live link: offer again now.
+    private var reofferDue: Bool {
+        (!links.tracksSeat || links.seat == .idle) && games.values.contains { s in
+            s.toldBusy.flatMap { links[$0] }.map { $0.ready && !$0.closing } ?? false
+        }
+    }
+
     /// When `handleTimeout` has work here.
     var nextDeadline: Instant? {
-        games.values.reduce(nil) { soonest, s in
+        if reofferDue { return .zero }
+        return games.values.reduce(nil) { soonest, s in
             let next = [s.until, s.offeredOn == nil ? s.nextDial : nil].compactMap { $0 }.min()
             guard let next else { return soonest }
             return min(soonest ?? next, next)
@@ -146,8 +156,15 @@ final class Suspensions {
         if s.resignWhenTaken { resign(s.peer.id, now: now) }
     }
 
-    /// Windows that closed become adjourned; peers still away are dialled again.
+    /// Windows that closed become adjourned; peers still away are dialled again; a peer told
+    /// "busy" is offered the game again once our player is free.
     func timeouts(now: Instant) {
+        if reofferDue {
+            for s in games.values {
+                guard let id = s.toldBusy, let link = links[id], link.ready, !link.closing else { continue }
+                linkReady(link, now: now)
+            }
+        }
         for (id, s) in games {
             if let until = s.until, now >= until { adjourn(id, now: now) }
             guard s.offeredOn == nil, now >= s.nextDial else { continue }
@@ -189,7 +206,9 @@ final class Suspensions {
             return
         }
         s.offeredOn = link.id
-        outbox.send(link, .resume(offer(s)))
+        let resume = offer(s)
+        s.toldBusy = resume.status == .busy ? link.id : nil
+        outbox.send(link, .resume(resume))
     }
 
     /// RESUMEs a link may carry: a peer sends one offer and answers ours at most.

@@ -28,7 +28,9 @@ import TicTacTime
 //
 // Leaving (Protocol.md §8): once our ROLL is out the peer can know who moves first, so a peer that
 // then ends the game any way (LEAVE, CANCEL, a closed link, a protocol fault; `.peerLeft`)
-// forfeits it, as in a game in play. Before our reveal it knows nothing and loses nothing.
+// forfeits it, as in a game in play. Before our reveal it knows nothing and loses nothing. Where
+// both sides keep rolls (`keepsRoll`), a lost link is not a leaving: the owner's `pause` keeps
+// the roll, and RESUME decides it later from both secrets (GameSession+Resume, §13).
 //
 // Rounds: every RESET starts a round, so each side counts the rounds it started and the rounds the
 // peer started. A peer message from the round we already finished crossed our final MOVE or our

@@ -1,5 +1,6 @@
 import Testing
 import TicTacEngine
+import TicTacDiscoveryCore
 import TicTacWire
 @testable import TicTacDaemonCore
 import TicTacTime
@@ -60,6 +61,31 @@ import TicTacTime
 
     func resumed(_ n: CoreNet, _ i: Int) -> Int {
         n.count(i) { if case .gameResumed(_, false) = $0 { true } else { false } }
+    }
+
+    /// A player busy elsewhere when the peer comes back answers "busy"; once it is free it
+    /// offers the game again on the same link, and the game goes on (no new link needed).
+    @Test func aBusyAnswerIsFollowedByAnOfferOnceThePlayerIsFree() throws {
+        var n = try inGame()
+        try play(&n, moves: 2)
+        n.close(try lastLink(n))
+        // ann adjourns it and goes to invite someone else: her seat is taken.
+        try n.command(0, .leaveMatch)
+        let zed = PresencePeer(id: ID128(high: 9, low: 9), name: "zed", addresses: ["198.18.0.9"], port: 50_000,
+                               capabilities: [.tictactoe], versions: 1...1, state: .idle, via: .broadcast)
+        n.presence(0, .found(zed))
+        try n.command(0, .invite("zed"))
+        reconnect(&n)
+        let busy = n.sent(0).compactMap { m -> Resume? in if case let .resume(r) = m { r } else { nil } }
+        #expect(busy.last?.status == .busy, "\(busy)")
+        #expect(resumed(n, 0) == 0 && resumed(n, 1) == 0)
+        // ann gives up on zed: free again, she offers the game on the link that is there.
+        try n.command(0, .cancel)
+        n.advance(by: .milliseconds(1))
+        n.settle()
+        #expect(resumed(n, 0) == 1 && resumed(n, 1) == 1)
+        try play(&n, moves: 9)
+        #expect(n.errors.isEmpty, "\(n.errors)")
     }
 
     @Test func aCutGameIsKeptOnBothSidesAndGoesOnWhenTheLinkIsBack() throws {
