@@ -20,7 +20,7 @@ public final class BotRunner {
     private var tally = BotTally()
     /// The last opponent's part of the `--json` game-over line (`gameOverPrefix`).
     private var lastOpponent: (id: ID128, name: String, prefix: [UInt8])?
-    /// Standard output, never blocking the bot's daemon (as plain mode's, README).
+    /// Standard output, never blocking the bot's daemon (as plain mode's, docs/plain-mode.md).
     private let output: LineWriter
 
     /// - Parameter log: one line for the operator's log (stderr), e.g. peers coming and going.

@@ -140,7 +140,7 @@ public final class NetworkPlayer {
     }
 
     /// The lobby's front gives way to the field's; plain lines become field commands until
-    /// `lobby` (README "The collaborative field").
+    /// `lobby` (docs/field.md).
     private func openField() {
         guard let field else {
             return front.show(.error(code: "bad-command", message: "no field in this mode"))

@@ -1,6 +1,6 @@
 import TicTacEngine
 
-/// One line of plain-mode input (README "Plain mode").
+/// One line of plain-mode input (docs/plain-mode.md).
 public enum Command: Sendable, Equatable {
     /// 1-based cell, row-major from the upper left.
     case move(Int)
@@ -24,7 +24,7 @@ public enum Command: Sendable, Equatable {
     case lobby
     /// Add a peer by address, `HOST:PORT` or `[IPV6]:PORT` (where discovery cannot reach).
     case connect(String)
-    /// Open the collaborative field in this daemon (README "The collaborative field").
+    /// Open the collaborative field in this daemon (docs/field.md).
     case field
     /// Allow watchers of our games, or refuse them (nil: the other of what is now; Protocol.md §14).
     case spectators(Bool?)

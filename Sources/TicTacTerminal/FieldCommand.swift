@@ -1,7 +1,7 @@
 import TicTacFieldCore
 import TicTacWire
 
-/// One line of the field's plain-mode input (README "The collaborative field").
+/// One line of the field's plain-mode input (docs/field.md).
 public enum FieldCommand: Sendable, Equatable {
     /// Move our sphere by a step in field units (clamped to the field).
     case move(dx: Int32, dy: Int32)

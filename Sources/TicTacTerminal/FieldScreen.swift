@@ -1,7 +1,7 @@
 import TicTacFieldCore
 import TicTacWire
 
-/// How many colours the terminal shows (README "The collaborative field").
+/// How many colours the terminal shows (docs/field.md).
 public enum ColorDepth: Sendable, Equatable {
     /// NO_COLOR: no colour at all; each sphere shows its name's initial.
     case none

@@ -3,7 +3,7 @@ import TicTacTime
 
 /// Plain mode's word on the move clock: the full screen counts a move's last 10 s down beside
 /// the turn; plain mode says once, 10 s before a move's time is up, that it is near (a `clock`
-/// event). The turn's own line already says how long a move has (README "Plain mode"). Pure:
+/// event). The turn's own line already says how long a move has (docs/plain-mode.md). Pure:
 /// PlainFront feeds it every event it shows with the time, and calls `due(now:)` at `deadline`.
 struct MoveClockAnnouncer {
     /// Seconds left when the warning is given.

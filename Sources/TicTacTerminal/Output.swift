@@ -56,7 +56,7 @@ public enum OutputEvent: Sendable, Equatable {
     case watchers(Int)
     /// Plain mode only (the full screen counts down itself): the game is over and the next one
     /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
-    /// ends the match instead (README "Plain mode").
+    /// ends the match instead (docs/plain-mode.md).
     case rematch(seconds: Int, lobby: Bool)
     /// Plain mode only (the full screen shows the clock itself): `seconds` are left for the move
     /// of our player (`yours`) or of the opponent (MoveClockAnnouncer).
@@ -161,7 +161,7 @@ public struct OutputFormatter: Sendable {
     }
 
     /// The line standing for `count` lines dropped because standard output was not being read
-    /// (LineWriter; README "Plain mode").
+    /// (LineWriter; docs/plain-mode.md).
     public func gapLine(_ count: Int) -> String {
         switch style {
         case .json: JSON.object([("event", .string("output-dropped")), ("count", .int(count))]).serialized

@@ -17,7 +17,7 @@ public protocol Front: AnyObject {
     func stop()
 }
 
-/// Plain mode: one command per line in, one event per line out (README "Plain mode").
+/// Plain mode: one command per line in, one event per line out (docs/plain-mode.md).
 public final class PlainFront: Front {
     public var onCommand: ((Command) -> Void)?
     /// When set, sees each line first and keeps those it returns true for (the field's commands
@@ -30,7 +30,7 @@ public final class PlainFront: Front {
     private var clockTimer: Reactor.TimerID?
     private var reactor: Reactor?
     private var input: StdinLines?
-    /// Standard output, never blocking the daemon (README "Plain mode": output-dropped). The
+    /// Standard output, never blocking the daemon (docs/plain-mode.md: output-dropped). The
     /// field's plain front writes through it too, so the two stay in order.
     public let output: LineWriter
 

@@ -2,7 +2,7 @@ import TicTacEngine
 
 /// Plain mode's word on the next game: the full screen shows "New game in 3... l: lobby" under
 /// a finished game; plain mode says it once, as a `rematch` event after the `game-over` and
-/// `score` of a game that ended (README "Plain mode"). Pure: PlainFront feeds it every event
+/// `score` of a game that ended (docs/plain-mode.md). Pure: PlainFront feeds it every event
 /// it shows.
 struct RematchAnnouncer {
     /// Seconds between games (the daemon's rematch delay; GameSession's 3 s by default).

@@ -14,7 +14,7 @@ struct PlayCommand: ParsableCommand {
         Plain mode (--plain, or automatically \
         when standard input is not a terminal) reads one command per line (move N, new, resign, \
         quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line; \
-        --json prints each event as a JSON object. See README.md, "Plain mode".
+        --json prints each event as a JSON object. See docs/plain-mode.md.
         """
     )
 

@@ -13,7 +13,7 @@ struct SpheresCommand: ParsableCommand {
         by itself: no hosting or joining. Arrows or hjkl move your sphere, shift or HJKL take big \
         steps, c changes colour, q quits. Plain mode (--plain, or when standard input is not a \
         terminal) reads move DX DY, goto X Y, color R G B, quit, and prints sphere and sphere-left \
-        events. --bot wanders by itself without reading input. See README.md, "The collaborative field".
+        events. --bot wanders by itself without reading input. See docs/field.md.
         """
     )
 
