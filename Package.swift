@@ -70,15 +70,16 @@ let package = Package(
         // own tools version, 6.1, is why this package asks for 6.1).
         .target(name: "TicTacStore", dependencies: [
             "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"), // FastStatement's sqlite3 calls
         ]),
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
             "TicTacDaemonCore", "TicTacJSON", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
         // The executable: argument parsing and nothing else.
+        // Declared as imported: what the other modules need comes with TicTacApp.
         .executableTarget(name: "tictac", dependencies: [
-            "TicTacApp", "TicTacTerminal", "TicTacEngine", "TicTacDaemon", "TicTacDaemonCore", "TicTacField", "TicTacFieldCore",
-            "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacWire", "TicTacTime", "TicTacReplay",
+            "TicTacApp", "TicTacTerminal", "TicTacEngine", "TicTacDiscovery", "TicTacNet", "TicTacWire",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
