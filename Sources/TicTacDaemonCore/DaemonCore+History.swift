@@ -12,7 +12,9 @@ extension DaemonCore {
     func historyFailed(_ peers: Set<ID128>) {
         for link in links.values where link.match != nil && !link.closing {
             guard let peer = link.peer, peers.contains(peer.id) else { continue }
-            if let key = link.match?.game.resumeKey { suspensions.unstored.insert(key) }
+            // The game in play, or the one whose end was in that turn (a rematch may have begun).
+            let game = link.match?.game
+            for key in [game?.resumeKey, game?.lastKey].compactMap({ $0 }) { suspensions.unstored.insert(key) }
             link.closeReason = "the history could not be written"
             matches.stopEngine(link)
             links.setActivity(link, .idle)
