@@ -4,12 +4,11 @@ bot's, has abandoned it: the bot records the game won, says so (`game-abandoned`
 `game-over`), and no move is rewritten. Written from Protocol.md alone (RESUME §6 0x28, the game
 key and the move digest §13)."""
 import os
-import time
 
 import socket
 
 import wire as w
-from cases_fill import RESUME, RESUME_CAPS as OLDER_CAPS, game_key, resume
+from cases_fill import RESUME, RESUME_CAPS as OLDER_CAPS, game_key, redial_with, resume
 from common import HOST, check, invited_game
 from wire import Identity, Peer
 
@@ -40,25 +39,11 @@ def _disown(t, forged):
     g = _one_move_then_vanish(t.bot_port, "127.0.2.1", ident)
     key = game_key(g.mine.commitment, g.theirs_commit)
     t.bot.drain()
-    for _ in range(10):  # as a daemon redials (§13): the old link may not be closed there yet
-        p = Peer(HOST, t.bot_port, source="127.0.2.1", caps=RESUME_CAPS, ident=ident).handshake()
-        if forged:  # no moves, ready, and a digest of no list at all
-            frame = w.frame(RESUME, w.tlv((1, key), (2, w.u16(0)), (3, os.urandom(32)), (5, w.u8(0))))
-        else:
-            frame = resume(key, [], status=2)
-        p.send(frame)
-        offer = None
-        deadline = time.monotonic() + 3
-        while offer is None and time.monotonic() < deadline:
-            f = p.next(max(0.05, deadline - time.monotonic()))
-            if f is None:
-                break  # closed: a duplicate of the link the bot still holds
-            if f.type == RESUME:
-                offer = f
-        if offer is not None:
-            break
-        p.close()
-        time.sleep(0.5)
+    if forged:  # no moves, ready, and a digest of no list at all
+        frame = w.frame(RESUME, w.tlv((1, key), (2, w.u16(0)), (3, os.urandom(32)), (5, w.u8(0))))
+    else:
+        frame = resume(key, [], status=2)
+    p, offer = redial_with(t.bot_port, "127.0.2.1", RESUME_CAPS, ident, frame, 3)
     check(offer is not None and offer.fields[1] == key, "the bot never offered the game back")
     said = t.bot.wait_event(lambda e: e.get("event") == "game-abandoned", 5)
     check(said is not None, "no game-abandoned from the bot")

@@ -41,6 +41,24 @@ def vanish_after_the_roll(port, source, ident=None):
     return g
 
 
+def redial_with(port, source, caps, ident, frame, wait):
+    """Dials the bot as `ident` and sends `frame` (a RESUME) at once, redialling as a daemon does
+    (§13) while the bot still holds the old link and closes the new one. (link, the bot's RESUME)."""
+    for _ in range(10):
+        p = Peer(HOST, port, source=source, caps=caps, ident=ident).handshake()
+        p.send(frame)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            f = p.next(max(0.05, deadline - time.monotonic()))
+            if f is None:
+                break  # closed: a duplicate of the link the bot still holds
+            if f.type == RESUME:
+                return p, f
+        p.close()
+        time.sleep(0.5)
+    return None, None
+
+
 def kept_games_fill_leaves_room_for_an_honest_game(t, n=1100):
     start = time.monotonic()
     for i in range(n):
@@ -50,22 +68,8 @@ def kept_games_fill_leaves_room_for_an_honest_game(t, n=1100):
     honest = Identity()
     g = vanish_after_the_roll(t.bot_port, "127.0.1.1", honest)
     key = game_key(g.mine.commitment, g.theirs_commit)
-    offer = None
-    for _ in range(10):  # as a daemon redials (§13): the old link may not be closed there yet
-        p = Peer(HOST, t.bot_port, source="127.0.1.1", caps=RESUME_CAPS, ident=honest).handshake()
-        # As a daemon does on a ready link (§13): our RESUME at once (no move yet), then the bot's.
-        p.send(resume(key, []))
-        deadline = time.monotonic() + 5
-        while offer is None and time.monotonic() < deadline:
-            f = p.next(max(0.05, deadline - time.monotonic()))
-            if f is None:
-                break  # closed: a duplicate of the link the bot still holds
-            if f.type == RESUME:
-                offer = f
-        if offer is not None:
-            break
-        p.close()
-        time.sleep(0.5)
+    # As a daemon does on a ready link (§13): our RESUME at once (no move yet), then the bot's.
+    p, offer = redial_with(t.bot_port, "127.0.1.1", RESUME_CAPS, honest, resume(key, []), 5)
     check(offer is not None and offer.fields[1] == key, "the bot did not answer with the honest game: not kept")
     check(offer.int(5) == 0 and offer.int(2) <= 1, "offered as status %d with %d moves" % (offer.int(5), offer.int(2)))
     # ... and resumed: the bot's first move, if it made it, comes in its RESUME (its list is
