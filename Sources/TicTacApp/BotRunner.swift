@@ -86,7 +86,7 @@ public final class BotRunner {
         case let .protocolError(p, code, message, sent):
             log("\(sent ? "sent" : "received") error \(code) \(sent ? "to" : "from") \(p?.name ?? "a peer"): \(message)")
         case let .connectFailed(to, reason): log("cannot connect to \(to): \(reason)")
-        case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid, .gameAbandoned:
+        case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid, .gameAbandoned, .gameClaimed, .claimWithdrawn:
             // A game that outlives its link is reported as a finished one is (Protocol.md §13).
             output.write(json ? OutputFormatter(style: .json).json(OutputEvent(event)).serialized : Self.waitingText(event))
         default: break
@@ -103,6 +103,8 @@ public final class BotRunner {
         case let .gameAdjourned(p): "game with \(p.name) adjourned: offered again when \(p.name) is back"
         case let .gameVoid(p, reason): "game with \(p.name) void, counted for nobody: \(reason)"
         case let .gameAbandoned(p, reason): "game with \(p.name) won by abandonment: \(reason)"
+        case let .gameClaimed(p, won, reason): "game with \(p.name) \(won ? "claimed, won" : "claimed by \(p.name), lost"): \(reason)"
+        case let .claimWithdrawn(p, reason): "claim on the game with \(p.name) withdrawn, the game goes on: \(reason)"
         default: ""
         }
     }

@@ -58,6 +58,9 @@ public struct DaemonSettings: Sendable {
     public var ephemeral = false
     /// `--resume-window`: how long a game whose link was lost waits; zero: it ends.
     public var resumeWindow: Duration = .seconds(600)
+    /// `--adjourn-limit`: how long a free player waits for a peer that stays away before the
+    /// game is claimed (Protocol.md §13); zero: never.
+    public var adjournLimit: Duration = .seconds(3600)
     /// Our games may be watched (`--no-spectators` clears it; Protocol.md §14).
     public var spectators = true
     /// Every random draw from this seed (a test option), else the system's.

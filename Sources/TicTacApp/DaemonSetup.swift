@@ -81,6 +81,7 @@ struct DaemonSetup {
         config.maxNewPlayersPerAddressPerHour = maxNewPlayers
         config.gameEvents = gameEvents
         config.resumeWindow = settings.resumeWindow
+        config.adjournLimit = settings.adjournLimit
         if let state, state.store != nil {
             config.keepsHistory = true
             config.scores = state.scores()
@@ -89,7 +90,7 @@ struct DaemonSetup {
         }
         // `--resume-window 0`: games end with their link, so none is claimed as resumable.
         if settings.resumeWindow > .zero, bot != nil || capabilities.contains(.tictactoe) {
-            config.capabilities.formUnion([.resume, .rollResume])
+            config.capabilities.formUnion([.resume, .rollResume, .claims])
         }
         // Watchers are served by players' daemons that allow them (Protocol.md §14).
         config.spectators = settings.spectators

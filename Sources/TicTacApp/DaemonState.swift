@@ -91,19 +91,22 @@ final class DaemonState {
                 restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
                 continue
             }
-            if g.state == .finished {
+            // Our claim the peer has not answered yet is held as it was, offered until it is (§13).
+            let ourClaim = g.state == .finished && g.ending == GameEnding.claimed.rawValue && g.result == .won
+            if g.state == .finished, !ourClaim {
                 // Ours to tell as a resignation: we resigned, our clock ran out, or two resignations crossed.
                 let resigned = g.result == .lost && (g.ending == "resigned" || g.ending == "time") || g.ending == "crossed"
+                let claim: EndedGame.Claim? = g.ending == GameEnding.claimed.rawValue ? .theirs : nil
                 ends.append(RestoredEnd(peer: g.peerID, game: EndedGame(key: key, moves: g.moves.map(\.cell), weMovedFirst: first,
                                                                        resignedByUs: resigned, match: g.matchID, size: size,
-                                                                       number: g.number)))
+                                                                       number: g.number, claim: claim)))
                 continue
             }
             guard let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
                                                  moveTime: UInt16(clamping: g.moveTime), round: g.number,
                                                  score: scores[g.peerID] ?? Score(), rng: makeRandom(),
                                                  rematchDelay: rematchDelay, secret: g.secret) else { continue }
-            restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
+            restored.append(RestoredGame(peer: peer, match: g.matchID, game: session, claimed: ourClaim))
         }
         return (restored, ends)
     }

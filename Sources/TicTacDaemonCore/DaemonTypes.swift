@@ -100,6 +100,9 @@ public struct DaemonConfig {
     /// (Protocol.md §13); zero: such a game ends as in version 1. Needs `.resume` in
     /// `capabilities` and a peer that has it.
     public var resumeWindow: Duration = .seconds(600)
+    /// How long our player waits, free, for a peer that stays away before the game is claimed
+    /// (Protocol.md §13); zero: never claimed. Only towards peers with `.claims`.
+    public var adjournLimit: Duration = .seconds(3600)
     /// Games kept across a lost link at most, and finished ones remembered at most (Protocol.md
     /// §13): a stream of peers that each play a move and vanish cannot grow a daemon without end.
     /// Past it, a game whose link is lost ends as in version 1.
@@ -234,6 +237,11 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The peer disowned a game we hold (it says it has no such game, or gives a move list that
     /// contradicts ours): it is ours by abandonment (the game-over follows).
     case gameAbandoned(PeerInfo, reason: String)
+    /// A game past the adjourn limit was claimed: by us (`won`), or by the peer while our
+    /// player was in another game (Protocol.md §13).
+    case gameClaimed(PeerInfo, won: Bool, reason: String)
+    /// Our claim was refused (the peer is back and free, or claimed too): the game goes on.
+    case claimWithdrawn(PeerInfo, reason: String)
     /// An ERROR frame went out (`sent`) or came in; the link closes.
     case protocolError(PeerInfo?, code: ErrorCode, message: String, sent: Bool)
     /// A connection could not be set up ("Error Connecting").
@@ -297,11 +305,14 @@ public struct RestoredGame {
     public var match: ID128
     /// Paused (`GameSession(restoring:...)`).
     public var game: GameSession
+    /// We claimed it (our history holds it won): the claim is offered until the peer answers.
+    public var claimed: Bool
 
-    public init(peer: PeerInfo, match: ID128, game: GameSession) {
+    public init(peer: PeerInfo, match: ID128, game: GameSession, claimed: Bool = false) {
         self.peer = peer
         self.match = match
         self.game = game
+        self.claimed = claimed
     }
 }
 

@@ -10,8 +10,14 @@ public struct EndedGame: Sendable {
     public let resignedByUs: Bool
     /// Where its history is kept.
     public let match: ID128, size: BoardSize, number: Int
+    /// It ended by a claim (Protocol.md §13): ours (told as status 4), or the peer's that our
+    /// side accepted (status 5).
+    public enum Claim: Sendable { case ours, theirs }
+    public let claim: Claim?
 
-    public init(key: ID128, moves: [Int], weMovedFirst: Bool, resignedByUs: Bool, match: ID128, size: BoardSize, number: Int) {
+    public init(key: ID128, moves: [Int], weMovedFirst: Bool, resignedByUs: Bool, match: ID128, size: BoardSize, number: Int,
+                claim: Claim? = nil) {
+        self.claim = claim
         self.key = key
         self.moves = moves
         self.weMovedFirst = weMovedFirst
@@ -22,9 +28,11 @@ public struct EndedGame: Sendable {
     }
 
     /// Our RESUME for it.
-    var resume: Resume {
+    var resume: Resume { resume(resignedByUs ? .resigned : claim == .ours ? .claimed : claim == .theirs ? .claimAccepted : .ready) }
+
+    func resume(_ status: Resume.Status) -> Resume {
         Resume(key: key, moves: UInt16(moves.count), digest: GameKey.digest(key: key, moves: moves),
-               last: moves.last.map { UInt16($0) }, status: resignedByUs ? .resigned : .ready)
+               last: moves.last.map { UInt16($0) }, status: status)
     }
 
     /// What our history adds when the peer's RESUME for this game comes: its move that crossed
@@ -110,16 +118,19 @@ struct EndedGames {
         return e.game.resume
     }
 
-    /// The peer's RESUME, when it is about a game we finished: our RESUME to send back if this
-    /// link has not had it, and the facts our history adds. Nil when the key is not ours.
-    mutating func received(_ r: Resume, from peer: ID128, on link: LinkID) -> (answer: Resume?, facts: [GameFact], game: EndedGame)? {
+    /// The peer's RESUME, when it is about a game we finished: our RESUMEs to send back (ours if
+    /// this link has not had it), and the facts our history adds. Nil when the key is not ours.
+    /// A claim for a game that ended before it (our move or our win it never read) is refused,
+    /// and ours told again after the refusal, so the claimant reconciles from it (§13).
+    mutating func received(_ r: Resume, from peer: ID128, on link: LinkID) -> (answers: [Resume], facts: [GameFact], game: EndedGame)? {
         guard var e = entries[peer], e.game.key == r.key else { return nil }
-        let answer = e.offeredOn == link ? nil : e.game.resume
+        var answers = e.offeredOn == link ? [] : [e.game.resume]
+        if r.status == .claimed, e.game.claim == nil, !e.game.resignedByUs { answers = [e.game.resume(.claimRefused), e.game.resume] }
         e.offeredOn = link
         // Busy: it holds the game and asks again on a later link.
         let facts = e.settled || r.status == .busy ? [] : e.game.settle(with: r)
         if r.status != .busy { e.settled = true }
         entries[peer] = e
-        return (answer, facts, e.game)
+        return (answers, facts, e.game)
     }
 }

@@ -20,6 +20,12 @@ final class Suspended {
     var resignWhenTaken = false
     /// We told the peer "busy" on this link: once our player is free we offer again there.
     var toldBusy: LinkID?
+    /// When the game is claimed if the peer is still away (nil: set at the next timeout).
+    var claimAt: Instant?
+    /// Our player was busy (or an answer was awaited) when the limit passed: looked at again then.
+    var claimRetry: Instant?
+    /// We claimed it: our history holds it won, and RESUME offers the claim until answered.
+    var claimed = false
 
     init(peer: PeerInfo, match: Match, until: Instant?, dialled: (address: String, port: UInt16)?, address: String, now: Instant) {
         self.peer = peer

@@ -8,10 +8,10 @@ import TicTacWire
 /// RESUMEs agree on the moves, adjourned when the window passes or our player says so. At most
 /// one per peer: one link, one match, one game.
 final class Suspensions {
-    private let config: DaemonConfig
-    private let links: LinkRegistry
-    private let outbox: Outbox
-    private let lobby: Lobby
+    let config: DaemonConfig
+    let links: LinkRegistry
+    let outbox: Outbox
+    let lobby: Lobby
     private let matches: Matches
     private(set) var games: [ID128: Suspended] = [:]
     /// The last game with each peer that ended before its link was lost, its end perhaps unread.
@@ -46,8 +46,9 @@ final class Suspensions {
         for r in restored.prefix(config.maxKeptGames) where games[r.peer.id] == nil {
             var game = r.game
             matches.prepare(&game)
-            games[r.peer.id] = Suspended(peer: r.peer, match: Match(id: r.match, game: game), until: nil,
-                                         dialled: nil, address: "", now: .zero)
+            let held = Suspended(peer: r.peer, match: Match(id: r.match, game: game), until: nil, dialled: nil, address: "", now: .zero)
+            held.claimed = r.claimed
+            games[r.peer.id] = held
         }
     }
 
@@ -65,6 +66,7 @@ final class Suspensions {
               hasShare(link.address), match.game.pause(now: now) else { return false }
         let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
                              dialled: link.port.map { (link.address, $0) }, address: link.address, now: now)
+        held.claimAt = now + config.adjournLimit
         games[peer.id] = held
         matches.drain(link, now: now) // the `interrupted` record
         if links.tracksSeat { links.seat = .suspended(peer.id) }
@@ -101,7 +103,7 @@ final class Suspensions {
     var nextDeadline: Instant? {
         if reofferDue { return .zero }
         return games.values.reduce(nil) { soonest, s in
-            let next = [s.until, s.offeredOn == nil ? s.nextDial : nil].compactMap { $0 }.min()
+            let next = [s.until, s.offeredOn == nil ? s.nextDial : nil, claimDue(s)].compactMap { $0 }.min()
             guard let next else { return soonest }
             return min(soonest ?? next, next)
         }
@@ -121,7 +123,7 @@ final class Suspensions {
     }
 
     /// Our offer got its answer, or none will come: a resignation held for it is made apart.
-    private func answered(_ s: Suspended, now: Instant) {
+    func answered(_ s: Suspended, now: Instant) {
         s.offeredOn = nil
         if s.resignWhenTaken { resign(s.peer.id, now: now) }
     }
@@ -137,6 +139,7 @@ final class Suspensions {
         }
         for (id, s) in games {
             if let until = s.until, now >= until { adjourn(id, now: now) }
+            if let due = claimDue(s), now >= due { claim(s, now: now) }
             guard s.offeredOn == nil, now >= s.nextDial else { continue }
             s.nextDial = now + Self.redial
             guard links.links(to: id).isEmpty else { continue }
@@ -160,7 +163,7 @@ final class Suspensions {
 
     /// Our player resigns the waiting game: a loss now; the peer hears it in RESUME.
     func resign(_ peer: ID128, now: Instant) {
-        guard let s = games[peer], s.match.game.isPaused else { return }
+        guard let s = games[peer], s.match.game.isPaused, !s.claimed else { return }
         if s.offeredOn != nil, !s.resignWhenTaken { return s.resignWhenTaken = true } // until the answer
         s.resignWhenTaken = false
         do { try s.match.game.perform(.resign, now: now) } catch { return }
@@ -181,8 +184,9 @@ final class Suspensions {
         outbox.send(link, .resume(resume))
     }
 
-    /// RESUMEs a link may carry: a peer sends one offer and answers ours at most.
-    static let maxPerLink = 4
+    /// RESUMEs a link may carry: an offer, a claim's answer, and an offer again after a refusal
+    /// or a busy answer, with room to spare.
+    static let maxPerLink = 6
 
     /// RESUME from the peer (Protocol.md §13).
     func received(_ r: Resume, on link: Link, now: Instant) {
@@ -200,10 +204,10 @@ final class Suspensions {
                 && ($0.match?.game.resumeKey == r.key || $0.match?.lastEnded?.key == r.key) }) {
             dropLink?(old, "\(peer.name) came back on a new link: the old one was lost", now)
         }
-        if let (answer, facts, game) = ended.received(r, from: peer.id, on: link.id) {
+        if let (answers, facts, game) = ended.received(r, from: peer.id, on: link.id) {
             // A game we finished: the peer missed our last MOVE or RESIGN (it reconciles from our
             // answer), or its own end crossed ours (settled alike on both sides).
-            if let answer { outbox.send(link, .resume(answer)) }
+            for answer in answers { outbox.send(link, .resume(answer)) }
             for fact in facts {
                 outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: game.match, size: game.size,
                                                      number: game.number, key: game.key, fact: fact)))
@@ -221,6 +225,7 @@ final class Suspensions {
             }
             return
         }
+        if s.claimed || r.status.isClaim { return claimAnswered(s, r, on: link, now: now) }
         if s.offeredOn != link.id { linkReady(link, now: now) } // answer with ours first
         if s.match.game.rollUndecided, !decideRoll(s, r, on: link, now: now) { return }
         let game = s.match.game
@@ -241,7 +246,7 @@ final class Suspensions {
             return settled(s, on: link)
         case .busy:
             return answered(s, now: now) // it is in another game: offered again on the next link
-        case .ready:
+        case .ready, .claimed, .claimAccepted, .claimRefused:
             break
         }
         if links.tracksSeat, links.seat != .idle, links.seat != .suspended(peer.id) {
@@ -283,20 +288,20 @@ final class Suspensions {
     }
 
     /// What RESUME says of the game we hold with `s.peer`.
-    private func offer(_ s: Suspended) -> Resume {
+    func offer(_ s: Suspended) -> Resume {
         let game = s.match.game
         guard let key = game.resumeKey else {
             return Resume(key: ID128(high: 0, low: 0), moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
         }
         let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(s.peer.id)
-        let status: Resume.Status = !game.isPaused ? .resigned : busy ? .busy : .ready
+        let status: Resume.Status = !game.isPaused ? .resigned : s.claimed ? .claimed : busy ? .busy : .ready
         return Resume(key: key, moves: UInt16(game.moves.count), digest: GameKey.digest(key: key, moves: game.moves),
                       last: game.moves.last.map { UInt16($0) }, status: status, secret: game.resumeSecret)
     }
 
     /// A resignation apart meets the peer's list one move longer (its MOVE crossed the
     /// resignation): the move was made, so our history keeps it too and one list stands (§13).
-    private func recordMissing(_ s: Suspended, _ r: Resume) {
+    func recordMissing(_ s: Suspended, _ r: Resume) {
         let g = s.match.game
         guard let key = g.key, r.status != .unknown,
               case let .weMissTheirs(cell) = Reconcile.decide(ours: g.moves, weMovedFirst: g.piece == .o, key: key, theirs: r)
@@ -346,19 +351,19 @@ final class Suspensions {
 
     /// The game ended on the peer's RESUME: kept among the ended games, so a peer that lost our
     /// answer with the link and asks again is told our side, never "unknown".
-    private func settled(_ s: Suspended, on link: Link) {
+    func settled(_ s: Suspended, on link: Link) {
         s.match.noteEnd()
         if let last = s.match.lastEnded { ended.keep(last, peer: s.peer.id, address: link.address, settled: true, offeredOn: link.id) }
         forget(s.peer.id)
     }
 
-    private func forget(_ peer: ID128) {
+    func forget(_ peer: ID128) {
         games[peer] = nil
         if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
     }
 
     /// Facts the paused game queued (a resignation apart) go to the history.
-    private func flushFacts(_ s: Suspended) {
+    func flushFacts(_ s: Suspended) {
         var actions: [GameAction] = []
         s.match.game.pollActions(into: &actions)
         for case let .record(fact, key) in actions {

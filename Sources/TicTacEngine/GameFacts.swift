@@ -44,6 +44,9 @@ public enum GameEnding: String, Sendable {
     /// The peer disowned a game we held: it said it has no such game, or gave a move list
     /// that contradicts ours (Protocol.md §13).
     case abandoned
+    /// The peer stayed away past the adjourn limit and the game was claimed: by us (won), or by
+    /// the peer while our player was in another game (lost) (Protocol.md §13).
+    case claimed
 }
 
 /// A game's id: SHA-256 over both roll commitments, the smaller first, cut to 16 bytes. Both

@@ -130,6 +130,19 @@ extension GameSession {
         end(.won, line: nil, ending: .settled, now: now, how: .abandoned)
     }
 
+    /// The peer claimed the game while our player was in another one: a loss (Protocol.md §13).
+    public mutating func lostByClaim(now: Instant) {
+        guard case .paused = phase else { return }
+        end(.lost, line: nil, ending: .settled, now: now, how: .claimed)
+    }
+
+    /// The peer took our claim (or resigned, or disowned the game): the win our history holds
+    /// since the claim; the game is over here too.
+    public mutating func claimSettled(now: Instant) {
+        guard case .paused = phase else { return }
+        end(.won, line: nil, ending: .settled, now: now, how: .claimed, recorded: true)
+    }
+
     /// The game cannot be resumed (a peer under the older rules has no such game, or the lists
     /// conflict): it ends without a result, and nothing is invented.
     public mutating func interrupt() {

@@ -52,6 +52,8 @@ public struct GameSession: SansIOCore {
     public internal(set) var moves: [Int] = []
     /// The last finished game's result.
     public internal(set) var lastResult: GameResult?
+    /// How the last game ended.
+    public internal(set) var lastHow: GameEnding?
     /// Games finished with this peer.
     public var gamesPlayed: Int { score.won + score.lost + score.drawn }
     /// Seconds per move our player asks for (0: none); the game uses the shorter nonzero ask.
@@ -433,9 +435,10 @@ public struct GameSession: SansIOCore {
         case .draw: score.drawn += 1
         }
         lastResult = result
+        lastHow = how ?? Self.how(ending, line: line)
         lastKey = key
         lastMoveCount = moves.count
-        if recordsFacts, !recorded { record(.ended(result, how: how ?? Self.how(ending, line: line))) }
+        if recordsFacts, !recorded, let lastHow { record(.ended(result, how: lastHow)) }
         crossing.ended(ending, resignedIn: resignedIn)
         phase = .done(rematchAt: now + rematchDelay, early: RollExchange())
         show(.gameOver(result: result, line: line, resigned: ending == .ourResign || ending == .theirResign))

@@ -205,6 +205,12 @@ struct FullScreenModel {
         case let .gameAbandoned(p, reason):
             waiting = nil
             notice = Notice(text: OutputFormatter.abandonedText(p, reason), tone: .info, about: p.id)
+        case let .gameClaimed(p, won, reason):
+            waiting = nil
+            if game?.opponent.id == p.id { game = nil }
+            notice = Notice(text: OutputFormatter.claimedText(p, won: won, reason), tone: .info, about: p.id)
+        case let .claimWithdrawn(p, reason):
+            notice = Notice(text: OutputFormatter.withdrawnText(p, reason), tone: .info, about: p.id)
         case let .gameVoid(p, reason):
             waiting = nil
             if game?.opponent.id == p.id { game = nil }

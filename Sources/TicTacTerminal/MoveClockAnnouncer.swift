@@ -28,7 +28,7 @@ struct MoveClockAnnouncer {
             // A resumed game's turn has only what was left (its line says how much).
             deadline = seconds > Self.warning ? now + .seconds(seconds - Self.warning) : nil
         case .game(.gameStarted, _), .game(.gameOver, _), .game(.timeUp, _), .game(.left, _), .game(.interrupted, _),
-             .gameInterrupted, .gameAdjourned, .gameVoid, .gameAbandoned, .disconnected, .matchEnded:
+             .gameInterrupted, .gameAdjourned, .gameVoid, .gameAbandoned, .gameClaimed, .disconnected, .matchEnded:
             deadline = nil // no turn runs: nothing to warn of
         default:
             break

@@ -51,6 +51,8 @@ public enum OutputEvent: Sendable, Equatable {
     case gameAdjourned(PeerInfo)
     case gameVoid(PeerInfo, reason: String)
     case gameAbandoned(PeerInfo, reason: String)
+    case gameClaimed(PeerInfo, won: Bool, reason: String)
+    case claimWithdrawn(PeerInfo, reason: String)
     case matchEnded(PeerInfo, byUs: Bool)
     /// How many watch our games now (it changed): a notice, worded by each front.
     case watchers(Int)
@@ -82,6 +84,8 @@ public enum OutputEvent: Sendable, Equatable {
         case let .gameAdjourned(p): self = .gameAdjourned(p)
         case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
         case let .gameAbandoned(p, reason): self = .gameAbandoned(p, reason: reason)
+        case let .gameClaimed(p, won, reason): self = .gameClaimed(p, won: won, reason: reason)
+        case let .claimWithdrawn(p, reason): self = .claimWithdrawn(p, reason: reason)
         case let .matchEnded(p, byUs): self = .matchEnded(p, byUs: byUs)
         case let .protocolError(p, code, message, sent):
             let who = p?.name ?? "peer"
@@ -230,6 +234,15 @@ public struct OutputFormatter: Sendable {
         "\(p.name) abandoned the game (\(reason)): you win it"
     }
 
+    public static func claimedText(_ p: PeerInfo, won: Bool, _ reason: String) -> String {
+        won ? "The game with \(p.name) is claimed as yours (\(reason)); if \(p.name) comes back free, it goes on"
+            : "\(p.name) claimed the game (\(reason)): you lose it"
+    }
+
+    public static func withdrawnText(_ p: PeerInfo, _ reason: String) -> String {
+        "Your claim on the game with \(p.name) is withdrawn (\(reason)): the game goes on"
+    }
+
     static func disconnectedText(_ p: PeerInfo, reason: String) -> String {
         let trimmed = reason.trimmingPrefix(" ")
         if trimmed.isEmpty { return FullScreenModel.disconnectedText }
@@ -283,6 +296,9 @@ public struct OutputFormatter: Sendable {
         case let .gameAdjourned(p): return ev("game-adjourned", [("opponent", Self.who(p))])
         case let .gameVoid(p, reason): return ev("game-void", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .gameAbandoned(p, reason): return ev("game-abandoned", [("opponent", Self.who(p)), ("reason", .string(reason))])
+        case let .gameClaimed(p, won, reason):
+            return ev("game-claimed", [("opponent", Self.who(p)), ("result", .string(won ? "won" : "lost")), ("reason", .string(reason))])
+        case let .claimWithdrawn(p, reason): return ev("claim-withdrawn", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .matchEnded(p, byUs):
             return ev("match-ended", [("opponent", Self.who(p)), ("by", .string(byUs ? "you" : "opponent"))])
         case let .moveClock(_, yours, seconds):
@@ -396,6 +412,8 @@ public struct OutputFormatter: Sendable {
         case let .gameAdjourned(p): return [Self.adjournedText(p)]
         case let .gameVoid(p, reason): return ["The game with \(p.name) cannot go on and counts for nobody: \(reason)"]
         case let .gameAbandoned(p, reason): return [Self.abandonedText(p, reason)]
+        case let .gameClaimed(p, won, reason): return [Self.claimedText(p, won: won, reason)]
+        case let .claimWithdrawn(p, reason): return [Self.withdrawnText(p, reason)]
         case let .matchEnded(p, byUs):
             return [byUs ? "You left the match with \(p.name): back in the lobby" : "\(p.name) left the match: back in the lobby"]
         case let .moveClock(opponent, yours, seconds):

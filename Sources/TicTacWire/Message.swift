@@ -31,6 +31,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     public static let spectators = Capabilities(rawValue: 1 << 4)
     /// Keeps a roll whose link is lost and decides it from the secrets in RESUME (Protocol.md §13).
     public static let rollResume = Capabilities(rawValue: 1 << 5)
+    /// Claims a game its peer left waiting past the adjourn limit, and answers claims (RESUME
+    /// status 4-6, Protocol.md §13).
+    public static let claims = Capabilities(rawValue: 1 << 6)
 }
 
 /// RESUME (Protocol.md §13): the sender's view of the interrupted game `key`.
@@ -45,6 +48,12 @@ public struct Resume: Sendable, Equatable {
         case unknown = 2
         /// It holds the game but its player is in another one now: later.
         case busy = 3
+        /// It waited past its adjourn limit while the peer stayed away: it claims the game.
+        case claimed = 4
+        /// The answer to a claim made while its player is in another game: the loss is its.
+        case claimAccepted = 5
+        /// The answer to a claim while its player is free (or claimed too): the game goes on.
+        case claimRefused = 6
     }
 
     public var key: ID128

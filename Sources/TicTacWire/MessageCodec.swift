@@ -199,7 +199,7 @@ extension Message {
         case .resume:
             let moves: UInt16 = try f.int(2)
             let raw: UInt8 = try f.int(5)
-            try f.check(Resume.Status(rawValue: raw) != nil, 5, "RESUME status \(raw) is not 0...3")
+            try f.check(Resume.Status(rawValue: raw) != nil, 5, "RESUME status \(raw) is not 0...6")
             let status = Resume.Status(rawValue: raw) ?? .unknown
             let last: UInt16? = f.has(4) ? try f.int(4) : nil
             try f.check((last != nil) == (moves > 0 && status != .unknown), 4, "the last move is given exactly when there are moves")

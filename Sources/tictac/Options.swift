@@ -69,6 +69,12 @@ struct DaemonOptions: ParsableArguments {
         """, valueName: "seconds"))
     var resumeWindow = 600
 
+    @Option(parsing: .unconditional, help: ArgumentHelp("""
+        How long you wait, free, for an opponent who stays away before the game is claimed as \
+        yours (0, or 2-2592000; 0: never; an opponent back and free takes the game up again).
+        """, valueName: "seconds"))
+    var adjournLimit = 3600
+
     @Flag(help: "Nobody may watch your games (tictac watch; Protocol.md §14).")
     var noSpectators = false
 
@@ -107,6 +113,9 @@ struct DaemonOptions: ParsableArguments {
         }
         guard resumeWindow == 0 || (10...86400).contains(resumeWindow) else {
             throw ValidationError("--resume-window must be 0 or 10 to 86400 seconds")
+        }
+        guard adjournLimit == 0 || (2...2_592_000).contains(adjournLimit) else {
+            throw ValidationError("--adjourn-limit must be 0 or 2 to 2592000 seconds")
         }
         guard (2...300).contains(peerTimeout) else {
             throw ValidationError("--peer-timeout must be 2 to 300 seconds")
@@ -150,6 +159,7 @@ struct DaemonOptions: ParsableArguments {
         s.stateDirectory = stateDir
         s.ephemeral = ephemeral
         s.resumeWindow = .seconds(resumeWindow)
+        s.adjournLimit = .seconds(adjournLimit)
         s.spectators = !noSpectators
         s.seed = seed
         return s

@@ -186,12 +186,12 @@ import TicTacTime
         var n = CoreNet(resuming("ann", seed: 61), resuming("ben", seed: 62))
         let link = n.connect(dialler: 1)
         n.settle()
-        for i in 0..<6 {
+        for i in 0..<(Suspensions.maxPerLink + 2) {
             n.inject(.resume(Resume(key: ID128(high: 9, low: UInt64(i)), moves: 0, digest: Array(repeating: 0, count: 32), last: nil,
                                     status: .ready)), to: 0, link: link)
         }
         n.settle()
-        // The first four are answered `unknown`; the fifth closes the link.
+        // The first `maxPerLink` are answered `unknown`; the next closes the link.
         let answers = n.sent(0).filter { if case .resume(let r) = $0 { r.status == .unknown } else { false } }
         #expect(answers.count == Suspensions.maxPerLink)
         #expect(n.closed.contains(link))

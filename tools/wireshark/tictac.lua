@@ -24,7 +24,7 @@ local errors = {
 }
 local reasons = { [0] = "declined", [1] = "busy", [2] = "no answer", [3] = "unsupported" }
 local states = { [0] = "idle", [1] = "playing", [2] = "busy", [3] = "away" }
-local statuses = { [0] = "ready", [1] = "resigned", [2] = "unknown", [3] = "busy" }
+local statuses = { [0] = "ready", [1] = "resigned", [2] = "unknown", [3] = "busy", [4] = "claimed", [5] = "claim accepted", [6] = "claim refused" }
 local letters = "abcdefghijkmopstuvwx" -- the front's column letters (CellName.swift)
 
 -- Per type: tag -> { field name, kind }. Kinds: u8 u16 u32 u64 i32 id str bytes.
