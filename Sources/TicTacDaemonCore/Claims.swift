@@ -31,8 +31,8 @@ extension Suspensions {
     func claim(_ s: Suspended, now: Instant) {
         guard let at = s.claimAt else { s.claimAt = now + config.adjournLimit; return }
         guard now >= at else { return }
-        let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(s.peer.id)
-        guard !busy, s.offeredOn == nil else { s.claimRetry = now + Self.redial; return }
+        let elsewhere = busy(apartFrom: s.peer.id)
+        guard !elsewhere, s.offeredOn == nil else { s.claimRetry = now + Self.redial; return }
         s.claimed = true
         s.until = nil
         if links.tracksSeat, links.seat == .suspended(s.peer.id) { links.seat = .idle }
@@ -77,9 +77,9 @@ extension Suspensions {
         }
         // Taken only by a player in another game whose own limit passed too: a claim made early
         // (a cut, then a claim at once) never takes a game from a side that stepped away briefly.
-        let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(peer.id)
+        let elsewhere = busy(apartFrom: peer.id)
         let due = s.claimAt.map { now >= $0 } ?? false
-        guard busy, due, s.match.game.pausedWithOurTurn != nil else {
+        guard elsewhere, due, s.match.game.pausedWithOurTurn != nil else {
             // Free, not yet past our own limit, or a roll waiting to decide: refused; our offer follows.
             outbox.send(link, .resume(answer(s, .claimRefused)))
             return linkReady(link, now: now)

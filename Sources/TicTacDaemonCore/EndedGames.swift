@@ -39,7 +39,8 @@ public struct EndedGame: Sendable {
     /// our end (made, so kept on both sides), and a draw where two ends crossed as §8 settles
     /// them (two resignations; a resignation and a move that fills the board with no line).
     func settle(with r: Resume) -> [GameFact] {
-        guard r.status == .ready || r.status == .resigned else { return [] }
+        // A claim carries the claimant's list as an offer does (a move of its may have crossed our end).
+        guard r.status == .ready || r.status == .resigned || r.status == .claimed else { return [] }
         let draw = GameFact.ended(.draw, how: .crossed)
         let bothResigned = resignedByUs && r.status == .resigned
         switch Reconcile.decide(ours: moves, weMovedFirst: weMovedFirst, key: key, theirs: r) {

@@ -92,6 +92,18 @@ final class Suspensions {
         return live < config.maxKeptGames && fromAddress < config.maxKeptGamesPerAddress && fromPrefix < config.maxKeptGamesPerPrefix
     }
 
+    /// Our player is in something with another peer (a game, an invitation, a dial): a RESUME
+    /// from `peer` is answered busy. An invitation on a link to `peer` gives way to the game.
+    func busy(apartFrom peer: ID128) -> Bool {
+        guard links.tracksSeat else { return false }
+        switch links.seat {
+        case .idle: return false
+        case let .suspended(id), let .dialling(id, _): return id != peer
+        case let .inviting(link), let .invited(link): return links[link]?.peer?.id != peer
+        case .playing: return true
+        }
+    }
+
     /// Our player is free and a peer we told "busy" waits on a live link: offer again now.
     private var reofferDue: Bool {
         (!links.tracksSeat || links.seat == .idle) && games.values.contains { s in
@@ -249,7 +261,7 @@ final class Suspensions {
         case .ready, .claimed, .claimAccepted, .claimRefused:
             break
         }
-        if links.tracksSeat, links.seat != .idle, links.seat != .suspended(peer.id) {
+        if busy(apartFrom: peer.id) {
             return // our player is in another game now: the peer was told `busy`
         }
         switch Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r) {
@@ -293,8 +305,8 @@ final class Suspensions {
         guard let key = game.resumeKey else {
             return Resume(key: ID128(high: 0, low: 0), moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
         }
-        let busy = links.tracksSeat && links.seat != .idle && links.seat != .suspended(s.peer.id)
-        let status: Resume.Status = !game.isPaused ? .resigned : s.claimed ? .claimed : busy ? .busy : .ready
+        let elsewhere = busy(apartFrom: s.peer.id)
+        let status: Resume.Status = !game.isPaused ? .resigned : s.claimed ? .claimed : elsewhere ? .busy : .ready
         return Resume(key: key, moves: UInt16(game.moves.count), digest: GameKey.digest(key: key, moves: game.moves),
                       last: game.moves.last.map { UInt16($0) }, status: status, secret: game.resumeSecret)
     }

@@ -20,6 +20,7 @@ struct ResultSimulation {
     var rng: SplitMix64
     let seed: UInt64
     private let configs: [DaemonConfig]
+    private let adjournLimit: Duration
     /// Each side's history (in memory: it outlives a restart of its core), and its writer.
     let stores: [GameStore]
     private var states: [DaemonState]
@@ -33,9 +34,13 @@ struct ResultSimulation {
         rng = SplitMix64(seed: seed)
         // In half the schedules ben is a bot: it accepts, moves and starts the next game at once.
         let bot: BotLevel? = seed % 2 == 0 ? [.random, .easy, .good, .perfect][Int(seed / 2 % 4)] : nil
+        // Short, so partitions and absences past it (claims, crossing claims) happen in a schedule.
+        let adjournLimit = Duration.seconds(Int64(4 + seed % 16))
+        self.adjournLimit = adjournLimit
         func side(_ name: String, _ s: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
             var c = config(name, seed: s, bot: bot)
-            c.capabilities.formUnion([.resume, .rollResume])
+            c.capabilities.formUnion([.resume, .rollResume, .claims])
+            c.adjournLimit = adjournLimit
             c.keepsHistory = true
             c.versions = 1...1 // CoreNet reads frames in clear
             return c
@@ -122,10 +127,15 @@ struct ResultSimulation {
             trace.append("flap \(link): \(side) sees it, redials")
             n.closeOneSide(link, seenBy: side)
             _ = n.connect(dialler: side)
-        case 76..<90:
+        case 76..<88:
             let d = Duration.milliseconds(Int64(100 + roll(4_000)))
             trace.append("advance \(d)")
             n.advance(by: d)
+        case 88..<90:
+            // A partition past the adjourn limit: nothing is delivered while time runs.
+            let seconds = Int(adjournLimit.components.seconds) + 1 + roll(10)
+            trace.append("partition for \(seconds) s")
+            for _ in 0..<seconds { n.advance(by: .seconds(1)) }
         case 90..<93:
             let side = roll(2)
             trace.append("\(side) resigns")
@@ -277,14 +287,21 @@ struct Ledger {
             Array(stride(from: UInt64(chunk + 1), through: UInt64(Self.schedules), by: Self.chunks))
         }
         var failures: [String] = []
+        var claimed = 0, withdrawn = 0
         for seed in seeds {
             var sim = try ResultSimulation(seed: seed)
-            guard let problem = sim.run(steps: 60) else { continue }
+            let problem = sim.run(steps: 60)
+            claimed += sim.n.events.joined().count { if case .gameClaimed = $0 { true } else { false } }
+            withdrawn += sim.n.events.joined().count { if case .claimWithdrawn = $0 { true } else { false } }
+            guard let problem else { continue }
             failures.append("seed \(seed): \(problem)")
             if seeds.count == 1 || Self.environment["TICTAC_RESULT_TRACE"] != nil { print(sim.report) }
             if failures.count >= 5 { break }
         }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        // The partitions past the limit do reach claims, and withdrawn ones, in a chunk of them.
+        if seeds.count >= 100 { #expect(claimed > 0 && withdrawn > 0, "claims \(claimed), withdrawn \(withdrawn)") }
+        print("result simulation chunk \(chunk): \(seeds.count) schedules, \(claimed) claims, \(withdrawn) withdrawn")
     }
 }
 
