@@ -98,7 +98,7 @@ public final class BotRunner {
         switch event {
         case let .gameInterrupted(p, window, reason):
             "game with \(p.name) interrupted (\(reason)): kept up to \(window.wholeSecondsRoundedUp) s for \(p.name) to come back"
-        case let .gameResumed(p, resigned):
+        case let .gameResumed(p, resigned, _):
             resigned ? "\(p.name) resigned the game while apart" : "\(p.name) is back: the game goes on"
         case let .gameAdjourned(p): "game with \(p.name) adjourned: offered again when \(p.name) is back"
         case let .gameVoid(p, reason): "game with \(p.name) void, counted for nobody: \(reason)"
@@ -157,13 +157,19 @@ public struct GameCounter {
     private var moved: Set<ID128> = []
     /// The opponent last put in `moved` (still there): spares hashing its id on each of its moves.
     private var lastMoved: ID128?
+    /// The opponent whose game, with a move of its, was just resumed (its start is shown next).
+    private var resumedWithMoves: ID128?
 
     public init() {}
 
     /// Takes every daemon event in order; true for a game-over that counts.
     public mutating func counts(_ event: DaemonEvent) -> Bool {
         switch event {
-        case let .game(.gameStarted, opponent): forget(opponent.id)
+        case let .gameResumed(opponent, false, true): resumedWithMoves = opponent.id
+        case let .game(.gameStarted, opponent):
+            // A resumed game is drawn again from its start: the opponent's moves before the cut count.
+            if resumedWithMoves == opponent.id { moved.insert(opponent.id) } else { forget(opponent.id) }
+            resumedWithMoves = nil
         case let .game(.opponentMoved, opponent):
             guard lastMoved != opponent.id else { break }
             moved.insert(opponent.id)

@@ -229,7 +229,8 @@ public enum DaemonEvent: Sendable, Equatable {
     case gameInterrupted(PeerInfo, window: Duration, reason: String)
     /// The interrupted or adjourned game goes on (its start, board and turn follow), or, with
     /// `resigned`, the peer resigned it while apart (the game-over follows).
-    case gameResumed(PeerInfo, resigned: Bool)
+    /// `opponentMoved`: the peer made a move in it before the link was lost (the bot counts it).
+    case gameResumed(PeerInfo, resigned: Bool, opponentMoved: Bool)
     /// The game stops waiting; it is offered again the next time both are present.
     case gameAdjourned(PeerInfo)
     /// The game cannot be resumed: it ends without a result.

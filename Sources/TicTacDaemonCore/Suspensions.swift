@@ -254,7 +254,7 @@ final class Suspensions {
             recordMissing(s, r)
             s.match.game.peerResignedApart(now: now)
             flushFacts(s)
-            outbox.emit(.gameResumed(peer, resigned: true))
+            outbox.emit(.gameResumed(peer, resigned: true, opponentMoved: s.match.game.opponentMoved))
             return settled(s, on: link)
         case .busy:
             return answered(s, now: now) // it is in another game: offered again on the next link
@@ -329,7 +329,7 @@ final class Suspensions {
         link.ignoreGameFrames = false
         matches.prepare(&s.match.game, on: link) // the next games are played on this link
         links.setActivity(link, .playing(s.match))
-        outbox.emit(.gameResumed(s.peer, resigned: false))
+        outbox.emit(.gameResumed(s.peer, resigned: false, opponentMoved: s.match.game.opponentMoved))
         s.match.game.showResumed()
         do {
             try s.match.game.resume(peerMove: peerMove, now: now)

@@ -80,7 +80,7 @@ public enum OutputEvent: Sendable, Equatable {
         case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
         case let .disconnected(p, r): self = .disconnected(p, reason: r)
         case let .gameInterrupted(p, window, reason): self = .gameInterrupted(p, seconds: Int(window.components.seconds), reason: reason)
-        case let .gameResumed(p, resigned): self = .gameResumed(p, resigned: resigned)
+        case let .gameResumed(p, resigned, _): self = .gameResumed(p, resigned: resigned)
         case let .gameAdjourned(p): self = .gameAdjourned(p)
         case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
         case let .gameAbandoned(p, reason): self = .gameAbandoned(p, reason: reason)

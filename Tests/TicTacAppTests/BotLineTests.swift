@@ -59,6 +59,20 @@ struct BotForfeitLineTests {
         let g = tally.take(.game(.gameOver(result: .lost, line: [0, 4, 8], resigned: false), opponent: ben))
         #expect(g.map(BotTally.text) == "game 2 vs ben: lost")
     }
+
+    /// A game resumed after the opponent had moved counts when it ends, though no move of the
+    /// opponent's comes after the resume; one resumed before any such move does not.
+    @Test(arguments: [true, false])
+    func aResumedGameCountsTheMovesBeforeTheCut(opponentMoved: Bool) {
+        var tally = BotTally()
+        _ = tally.take(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: ben))
+        if opponentMoved { _ = tally.take(.game(.opponentMoved(cell: 4), opponent: ben)) }
+        _ = tally.take(.gameInterrupted(ben, window: .seconds(600), reason: "cut"))
+        _ = tally.take(.gameResumed(ben, resigned: false, opponentMoved: opponentMoved))
+        _ = tally.take(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: ben))
+        let f = tally.take(.game(.gameOver(result: .won, line: nil, resigned: true), opponent: ben))
+        #expect(f?.counted == (opponentMoved ? true : nil))
+    }
 }
 
 /// A bot reports every game kept across a lost link, as a finished one: a line in plain mode,
@@ -70,8 +84,8 @@ struct BotWaitingLineTests {
         let events: [(DaemonEvent, String, String)] = [
             (.gameInterrupted(ben, window: .seconds(600), reason: "no answer for 5.0 seconds"),
              "game with ben interrupted (no answer for 5.0 seconds): kept up to 600 s for ben to come back", "game-interrupted"),
-            (.gameResumed(ben, resigned: false), "ben is back: the game goes on", "game-resumed"),
-            (.gameResumed(ben, resigned: true), "ben resigned the game while apart", "game-resumed"),
+            (.gameResumed(ben, resigned: false, opponentMoved: true), "ben is back: the game goes on", "game-resumed"),
+            (.gameResumed(ben, resigned: true, opponentMoved: false), "ben resigned the game while apart", "game-resumed"),
             (.gameAdjourned(ben), "game with ben adjourned: offered again when ben is back", "game-adjourned"),
             (.gameVoid(ben, reason: "the two move lists differ"), "game with ben void, counted for nobody: the two move lists differ",
              "game-void"),

@@ -42,7 +42,7 @@ import TicTacTime
         #expect(n.cores[0].waitingGames == 9)
         _ = n.connect(dialler: 13, to: 0, address: "198.18.9.1")
         n.settle()
-        #expect(n.count(13) { if case .gameResumed(_, false) = $0 { true } else { false } } == 1)
+        #expect(n.count(13) { if case .gameResumed(_, false, _) = $0 { true } else { false } } == 1)
         #expect(n.cores[0].waitingGames == 8)
     }
 

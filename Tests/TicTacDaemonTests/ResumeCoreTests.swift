@@ -60,7 +60,7 @@ import TicTacTime
     }
 
     func resumed(_ n: CoreNet, _ i: Int) -> Int {
-        n.count(i) { if case .gameResumed(_, false) = $0 { true } else { false } }
+        n.count(i) { if case .gameResumed(_, false, _) = $0 { true } else { false } }
     }
 
     /// A player busy elsewhere when the peer comes back answers "busy"; once it is free it
@@ -250,7 +250,7 @@ import TicTacTime
         #expect(n.records[0].last?.fact == .ended(.lost, how: .resigned))
         #expect(n.cores[0].presenceState == .idle)
         reconnect(&n)
-        #expect(n.count(1) { if case .gameResumed(_, true) = $0 { true } else { false } } == 1)
+        #expect(n.count(1) { if case .gameResumed(_, true, _) = $0 { true } else { false } } == 1)
         #expect(n.records[1].last?.fact == .ended(.won, how: .resigned))
     }
 
