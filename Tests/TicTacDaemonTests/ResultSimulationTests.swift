@@ -29,7 +29,8 @@ struct ResultSimulation {
     /// What the schedule did, for the report of a failing seed.
     private(set) var trace: [String] = []
 
-    init(seed: UInt64) throws {
+    /// `limits`: each side's adjourn limit (else one from the seed for both).
+    init(seed: UInt64, limits: [Duration]? = nil) throws {
         self.seed = seed
         rng = SplitMix64(seed: seed)
         // In half the schedules ben is a bot: it accepts, moves and starts the next game at once.
@@ -37,15 +38,16 @@ struct ResultSimulation {
         // Short, so partitions and absences past it (claims, crossing claims) happen in a schedule.
         let adjournLimit = Duration.seconds(Int64(4 + seed % 16))
         self.adjournLimit = adjournLimit
-        func side(_ name: String, _ s: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
+        func side(_ name: String, _ s: UInt64, bot: BotLevel? = nil, limit: Duration) -> DaemonConfig {
             var c = config(name, seed: s, bot: bot)
             c.capabilities.formUnion([.resume, .rollResume, .claims])
-            c.adjournLimit = adjournLimit
+            c.adjournLimit = limit
             c.keepsHistory = true
             c.versions = 1...1 // CoreNet reads frames in clear
             return c
         }
-        configs = [side("ann", seed &* 2 &+ 1), side("ben", seed &* 2 &+ 2, bot: bot)]
+        configs = [side("ann", seed &* 2 &+ 1, limit: limits?[0] ?? adjournLimit),
+                   side("ben", seed &* 2 &+ 2, bot: bot, limit: limits?[1] ?? adjournLimit)]
         stores = try (0..<2).map { _ in try GameStore(copying: Self.emptyStore) }
         states = stores.map { DaemonState(store: $0) }
         n = CoreNet(configs[0], configs[1])
@@ -182,6 +184,12 @@ struct ResultSimulation {
         try #require(n.game(0)?.state == .done && n.game(1)?.state == .done)
     }
 
+    /// Time passes a second at a time with nothing delivered (a partition).
+    mutating func partition(seconds: Int) {
+        for _ in 0..<seconds { n.advance(by: .seconds(1)) }
+        store()
+    }
+
     /// Every link is lost, with what is in flight on it.
     mutating func cutEveryLink() {
         for link in openLinks { n.close(link) }
@@ -302,6 +310,30 @@ struct Ledger {
         // The partitions past the limit do reach claims, and withdrawn ones, in a chunk of them.
         if seeds.count >= 100 { #expect(claimed > 0 && withdrawn > 0, "claims \(claimed), withdrawn \(withdrawn)") }
         print("result simulation chunk \(chunk): \(seeds.count) schedules, \(claimed) claims, \(withdrawn) withdrawn")
+    }
+}
+
+/// Claims outlive a restart (Protocol.md §13): a claim not yet answered is rebuilt from the
+/// history and offered on the next link; refused there, it is withdrawn in the history too, and
+/// the game is played out to one result on both sides.
+@Suite struct ClaimRestartTests {
+    @Test(arguments: [false, true])
+    func aClaimKeptAcrossARestartIsWithdrawnWhenThePeerComesBackFree(restartBoth: Bool) throws {
+        var sim = try ResultSimulation(seed: 21, limits: [.seconds(5), .seconds(3600)])
+        try sim.playOneGameToItsEnd()
+        sim.n.advance(by: .seconds(3)) // the rematch
+        sim.n.settle()
+        sim.cutEveryLink()
+        sim.partition(seconds: 7)
+        #expect(sim.n.count(0) { if case .gameClaimed(_, true, _) = $0 { true } else { false } } == 1)
+        sim.restart(0)
+        if restartBoth { sim.restart(1) }
+        #expect(sim.n.cores[0].waitingGames == 1, "the claim is held again after the restart")
+        let problem = sim.run(steps: 0)
+        #expect(problem == nil, "\(problem ?? "")")
+        #expect(sim.n.count(0) { if case .claimWithdrawn = $0 { true } else { false } } == 1)
+        let claimedRows = try sim.stores[0].history(limit: 100).filter { $0.ending == GameEnding.claimed.rawValue }
+        #expect(claimedRows.isEmpty, "\(claimedRows)")
     }
 }
 
