@@ -39,8 +39,9 @@ public struct EndedGame: Sendable {
     /// our end (made, so kept on both sides), and a draw where two ends crossed as §8 settles
     /// them (two resignations; a resignation and a move that fills the board with no line).
     func settle(with r: Resume) -> [GameFact] {
-        // A claim carries the claimant's list as an offer does (a move of its may have crossed our end).
-        guard r.status == .ready || r.status == .resigned || r.status == .claimed else { return [] }
+        // A claim, or a busy answer, carries the sender's list as an offer does (a move of its
+        // may have crossed our end).
+        guard Self.tellsItsList(r.status) else { return [] }
         let draw = GameFact.ended(.draw, how: .crossed)
         let bothResigned = resignedByUs && r.status == .resigned
         switch Reconcile.decide(ours: moves, weMovedFirst: weMovedFirst, key: key, theirs: r) {
@@ -51,6 +52,14 @@ public struct EndedGame: Sendable {
             return bothResigned ? [draw] : []
         case .conflict:
             return []
+        }
+    }
+
+    /// Statuses whose RESUME is the sender's own view of the game (its list, its end or claim).
+    static func tellsItsList(_ status: Resume.Status) -> Bool {
+        switch status {
+        case .ready, .resigned, .busy, .claimed: true
+        case .unknown, .claimAccepted, .claimRefused: false
         }
     }
 
@@ -77,6 +86,8 @@ struct EndedGames {
         /// The peer's RESUME for it was heard and settled: it is not offered again, only
         /// answered (a peer that missed our answer asks again).
         var settled = false
+        /// What the peer's list adds to ours is recorded (once: a busy peer asks again later).
+        var recorded = false
         /// The link's remote address it came from ("" from the history), and its prefix.
         var address = "", prefix = ""
     }
@@ -108,7 +119,7 @@ struct EndedGames {
                 entries[out] = nil
             }
         }
-        entries[peer] = Entry(game: game, offeredOn: offeredOn, settled: settled, address: address, prefix: prefix)
+        entries[peer] = Entry(game: game, offeredOn: offeredOn, settled: settled, recorded: settled, address: address, prefix: prefix)
     }
 
     /// Our RESUME for the game with `peer`, to offer on `link` (once per link, until settled).
@@ -128,8 +139,10 @@ struct EndedGames {
         var answers = e.offeredOn == link ? [] : [e.game.resume]
         if r.status == .claimed, e.game.claim == nil, !e.game.resignedByUs { answers = [e.game.resume(.claimRefused), e.game.resume] }
         e.offeredOn = link
-        // Busy: it holds the game and asks again on a later link.
-        let facts = e.settled || r.status == .busy ? [] : e.game.settle(with: r)
+        // Busy: it holds the game and asks again later; what its list adds is recorded now.
+        let listed = !e.recorded && EndedGame.tellsItsList(r.status)
+        let facts = listed ? e.game.settle(with: r) : []
+        e.recorded = e.recorded || listed
         if r.status != .busy { e.settled = true }
         entries[peer] = e
         return (answers, facts, e.game)

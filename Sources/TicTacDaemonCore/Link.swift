@@ -115,6 +115,9 @@ final class Link {
     /// frames still in flight are ignored until the next game starts (Protocol.md §6, CANCEL).
     /// Read only while not playing; a game starting clears it.
     var ignoreGameFrames = false
+    /// The match our player left right after its game ended: a MOVE or RESIGN that crossed our
+    /// resignation may still come, and was made, so it is recorded (Protocol.md §8, crossings).
+    var leftMatch: Match?
     /// Why we are closing it (for the player: a protocol fault's text); nil while open.
     var closeReason: String?
     /// The peer sent LEAVE: it ended the link itself.

@@ -41,6 +41,7 @@ final class Matches {
     /// An invitation was accepted (by either side): the game starts on `link`.
     func start(_ link: Link, gameID: ID128, size: BoardSize, now: Instant) {
         link.ignoreGameFrames = false
+        link.leftMatch = nil
         let score = link.peer.flatMap { lobby.scores[$0.id] } ?? Score()
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
@@ -68,6 +69,7 @@ final class Matches {
     /// leaves a running game once the other's roll is out loses it (Protocol.md §8).
     func end(_ link: Link, byUs: Bool, now: Instant) {
         guard let match = link.match, let peer = link.peer else { return }
+        let over = match.game.state == .done
         if byUs {
             do throws(GameCommandError) { try match.game.perform(.leave, now: now) } catch {
                 outbox.log("leaving the game on link \(link.id) was refused: \(error)") // never: leave always can
@@ -83,6 +85,7 @@ final class Matches {
         links.setActivity(link, .idle)
         if byUs {
             link.ignoreGameFrames = true
+            link.leftMatch = over ? match : nil
             outbox.send(link, .cancel(gameID: match.id))
         }
         outbox.emit(.matchEnded(peer, byUs: byUs))
@@ -113,12 +116,28 @@ final class Matches {
     /// A game frame from the peer.
     func received(_ message: Message, on link: Link, now: Instant) {
         guard let match = link.match else {
+            if link.ignoreGameFrames, let left = link.leftMatch, message.kind == .move || message.kind == .resign {
+                return crossedOurLeaving(message, left, on: link, now: now)
+            }
             if link.ignoreGameFrames { return }
             return outbox.fail(link, message.kind == .move ? .illegalMove : .unexpectedMessage,
                                "\(message.kind) with no game in progress")
         }
         match.game.handle(.received(message), now: now)
         drain(link, now: now)
+    }
+
+    /// A MOVE or RESIGN that crossed our resignation and then our leaving: the game settles it
+    /// as any crossing (its history keeps the move, or a draw); nothing is sent or shown.
+    private func crossedOurLeaving(_ message: Message, _ left: Match, on link: Link, now: Instant) {
+        guard let peer = link.peer else { return }
+        left.game.crossedAfterLeaving(message)
+        var actions: [GameAction] = []
+        left.game.pollActions(into: &actions)
+        for case let .record(fact, key) in actions {
+            outbox.append(.record(GameFactRecord(peer: peer.id, peerName: peer.name, match: left.id, size: left.game.size,
+                                                 number: left.game.round, key: key, fact: fact)))
+        }
     }
 
     /// Our player's move, new game or resignation.

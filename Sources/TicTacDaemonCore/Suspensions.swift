@@ -12,10 +12,10 @@ final class Suspensions {
     let links: LinkRegistry
     let outbox: Outbox
     let lobby: Lobby
-    private let matches: Matches
-    private(set) var games: [ID128: Suspended] = [:]
+    let matches: Matches
+    var games: [ID128: Suspended] = [:]
     /// The last game with each peer that ended before its link was lost, its end perhaps unread.
-    private var ended: EndedGames
+    var ended: EndedGames
     /// Games stopped because the history could not store them: held in the store, not here, so
     /// a peer asking is told "busy" (it waits) until a restart with room takes them up.
     var unstored: Set<ID128> = []
@@ -261,10 +261,14 @@ final class Suspensions {
         case .ready, .claimed, .claimAccepted, .claimRefused:
             break
         }
+        let reconciled = Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r)
         if busy(apartFrom: peer.id) {
-            return // our player is in another game now: the peer was told `busy`
+            // Our player is in another game (the peer was told `busy`), but a move of the peer's
+            // that ended the game needs no player: the game ends here as it did there.
+            if case let .weMissTheirs(cell) = reconciled, game.wouldEnd(peerMove: cell) { endApart(s, peerMove: cell, on: link, now: now) }
+            return
         }
-        switch Reconcile.decide(ours: game.moves, weMovedFirst: game.piece == .o, key: r.key, theirs: r) {
+        switch reconciled {
         case .conflict(let why):
             abandoned(s, why, on: link, now: now)
         case .same, .theyMissOurs:
@@ -342,49 +346,5 @@ final class Suspensions {
         guard s.resignWhenTaken else { return }
         try? s.match.game.perform(.resign, now: now) // RESIGN, as in any game; the match goes on
         matches.drain(link, now: now)
-    }
-
-    /// The peer disowned a game we hold: an honest peer holds every game it played (its store
-    /// keeps it, §13), so it gave this one up. Ours, told as such; forgotten, nothing rewritten.
-    /// A peer without capability `rollResume` plays by the older rules, under which an honest
-    /// side could answer "unknown" (a roll cut it counted as a forfeit): the game is void there.
-    private func abandoned(_ s: Suspended, _ why: String, on link: Link, now: Instant) {
-        guard link.peer?.capabilities.contains(.rollResume) == true else {
-            s.match.game.interrupt()
-            outbox.append(.record(GameFactRecord(.void, of: s.match, peer: s.peer.id, peerName: s.peer.name)))
-            outbox.emit(.gameVoid(s.peer, reason: why))
-            return forget(s.peer.id)
-        }
-        outbox.emit(.gameAbandoned(s.peer, reason: why))
-        s.match.game.peerAbandoned(now: now)
-        flushFacts(s)
-        forget(s.peer.id)
-    }
-
-    /// The game ended on the peer's RESUME: kept among the ended games, so a peer that lost our
-    /// answer with the link and asks again is told our side, never "unknown".
-    func settled(_ s: Suspended, on link: Link) {
-        s.match.noteEnd()
-        if let last = s.match.lastEnded { ended.keep(last, peer: s.peer.id, address: link.address, settled: true, offeredOn: link.id) }
-        forget(s.peer.id)
-    }
-
-    func forget(_ peer: ID128) {
-        games[peer] = nil
-        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
-    }
-
-    /// Facts the paused game queued (a resignation apart) go to the history.
-    func flushFacts(_ s: Suspended) {
-        var actions: [GameAction] = []
-        s.match.game.pollActions(into: &actions)
-        for case let .record(fact, key) in actions {
-            var r = GameFactRecord(fact, of: s.match, peer: s.peer.id, peerName: s.peer.name)
-            r.key = key
-            outbox.append(.record(r))
-        }
-        for case let .show(event) in actions where config.gameEvents.contains(event.kind) {
-            outbox.emit(.game(event, opponent: s.peer))
-        }
     }
 }

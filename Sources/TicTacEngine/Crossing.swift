@@ -71,4 +71,12 @@ extension GameSession {
         lastMoveCount += 1
         record(.moved(number: lastMoveCount, cell: cell, byUs: false), ofLastGame: true)
     }
+
+    /// A MOVE or RESIGN that crossed our resignation arrived after our player left the match:
+    /// settled as in the game (the move kept, or a draw), nothing sent.
+    public mutating func crossedAfterLeaving(_ message: Message) {
+        guard let verdict = try? crossing.receive(message) else { return }
+        if case let .move(cell) = message { recordCrossed(Int(cell)) }
+        if verdict == .draw { settleAsDraw() }
+    }
 }

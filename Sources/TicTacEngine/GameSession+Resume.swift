@@ -37,6 +37,15 @@ extension GameSession {
     /// The opponent made a move in the running (or last) game.
     public var opponentMoved: Bool { piece != .empty && moves.count >= (piece == .o ? 2 : 1) }
 
+    /// The peer's move on `cell` (one it made that never reached us) would end the paused game.
+    public func wouldEnd(peerMove cell: Int) -> Bool {
+        guard case .paused = phase else { return false }
+        var b = board
+        do { try b.place(piece.opponent, at: cell) } catch { return false }
+        if case .inProgress = b.outcome(after: cell) { return false }
+        return true
+    }
+
     /// The side to move when paused (nil when not paused).
     public var pausedWithOurTurn: Bool? { if case let .paused(ourTurn, _) = phase { ourTurn } else { nil } }
 

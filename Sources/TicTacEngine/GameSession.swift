@@ -383,7 +383,7 @@ public struct GameSession: SansIOCore {
     }
 
     /// Our resignation crossed the peer's resignation or drawing move: both sides call it a draw.
-    private mutating func settleAsDraw() {
+    mutating func settleAsDraw() {
         score.lost -= 1
         score.drawn += 1
         lastResult = .draw
