@@ -63,19 +63,20 @@ def resume_without_digest_is_malformed(t):
     return "RESUME without field 3: ERROR malformed"
 
 
-def resume_for_a_game_never_played_is_answered_unknown_then_cut_off(t):
+def resume_for_a_game_never_played_is_answered_unknown_then_cut_off(t, most=6):
+    """§13: a link carries at most six RESUMEs (an offer, a claim's answer, an offer again)."""
     p = V2Peer(t.bot_port, caps=RESUME_CAP).handshake()
-    keys = [os.urandom(16) for _ in range(5)]
-    for k in keys[:4]:
+    keys = [os.urandom(16) for _ in range(most + 1)]
+    for k in keys[:most]:
         p.s.sendall(p.seal(RESUME, resume(k, moves=2, digest=os.urandom(32), last=4)))
-    answers = sealed_answers(p, 4)
-    check(len(answers) == 4, "expected 4 answers, got %d" % len(answers))
+    answers = sealed_answers(p, most)
+    check(len(answers) == most, "expected %d answers, got %d" % (most, len(answers)))
     check(all(a[5] == w.u8(2) for a in answers), "an answer that is not `unknown`: %r" % answers)
-    check([a[1] for a in answers] == keys[:4], "the answers name other keys")
-    p.s.sendall(p.seal(RESUME, resume(keys[4], moves=2, digest=os.urandom(32), last=4)))
+    check([a[1] for a in answers] == keys[:most], "the answers name other keys")
+    p.s.sendall(p.seal(RESUME, resume(keys[most], moves=2, digest=os.urandom(32), last=4)))
     code, text = sealed_error(p)
     check(code == "unexpected-message", "expected unexpected-message, got %s %r" % (code, text))
-    return "4 RESUMEs for games never played: each `unknown`; the fifth: ERROR unexpected-message"
+    return "%d RESUMEs for games never played: each `unknown`; the next: ERROR unexpected-message" % most
 
 
 SERIAL = [resume_bad_status_is_malformed, resume_without_digest_is_malformed,
