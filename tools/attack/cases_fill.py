@@ -3,6 +3,7 @@ and vanish are kept at most 16 per source address and 128 per /24, so after 1,10
 daemon keeps 1,024 in all) an honest player's game from elsewhere is still kept and resumed.
 Written from Protocol.md alone: RESUME (§6 0x28), the game key and the move digest (§13)."""
 import hashlib
+import os
 import socket
 import time
 
@@ -12,6 +13,10 @@ from wire import Identity, Peer
 
 RESUME = 0x28
 RESUME_CAPS = 1 | 8  # tic-tac-toe and resume (HELLO field 5)
+# Where the fill comes from (70 addresses of one /24) and the honest player (another /24): on
+# loopback here; tools/lan/test-hostile gives LAN addresses of the attacking host.
+FILL_SOURCE = os.environ.get("TICTAC_ATTACK_FILL_SOURCE", "127.0.0.%d")
+HONEST_SOURCE = os.environ.get("TICTAC_ATTACK_HONEST_SOURCE", "127.0.1.1")
 
 
 def game_key(a, b):
@@ -62,14 +67,14 @@ def redial_with(port, source, caps, ident, frame, wait):
 def kept_games_fill_leaves_room_for_an_honest_game(t, n=1100):
     start = time.monotonic()
     for i in range(n):
-        vanish_after_the_roll(t.bot_port, "127.0.0.%d" % (10 + i % 70))
+        vanish_after_the_roll(t.bot_port, FILL_SOURCE % (10 + i % 70))
     filled = time.monotonic() - start
     # An honest player from another /24: its game is kept when its link is lost...
     honest = Identity()
-    g = vanish_after_the_roll(t.bot_port, "127.0.1.1", honest)
+    g = vanish_after_the_roll(t.bot_port, HONEST_SOURCE, honest)
     key = game_key(g.mine.commitment, g.theirs_commit)
     # As a daemon does on a ready link (§13): our RESUME at once (no move yet), then the bot's.
-    p, offer = redial_with(t.bot_port, "127.0.1.1", RESUME_CAPS, honest, resume(key, []), 5)
+    p, offer = redial_with(t.bot_port, HONEST_SOURCE, RESUME_CAPS, honest, resume(key, []), 5)
     check(offer is not None and offer.fields[1] == key, "the bot did not answer with the honest game: not kept")
     check(offer.int(5) == 0 and offer.int(2) <= 1, "offered as status %d with %d moves" % (offer.int(5), offer.int(2)))
     # ... and resumed: the bot's first move, if it made it, comes in its RESUME (its list is
@@ -82,8 +87,8 @@ def kept_games_fill_leaves_room_for_an_honest_game(t, n=1100):
     result = g.play()
     p.send(w.leave())
     p.close()
-    return "%d throwaway ids from 70 addresses in %.1f s; an honest game from 127.0.1.1 kept, resumed, %s" % (
-        n, filled, result)
+    return "%d throwaway ids from 70 addresses in %.1f s; an honest game from %s kept, resumed, %s" % (
+        n, filled, HONEST_SOURCE, result)
 
 
 SERIAL = [kept_games_fill_leaves_room_for_an_honest_game]

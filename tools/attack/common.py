@@ -5,7 +5,8 @@ import time
 import wire as w
 from wire import Peer, Game
 
-HOST = "127.0.0.1"
+# The daemons under attack: on loopback here, or another LAN host (tools/lan/test-hostile).
+HOST = os.environ.get("TICTAC_ATTACK_HOST", "127.0.0.1")
 
 
 def check(ok, why):
