@@ -42,14 +42,17 @@ let package = Package(
         ]),
         // Discovery's shells: the broadcast socket and the Avahi dns_sd agent.
         .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
+        // The Gomocup engine protocol (pbrain): its codec, the session that drives one engine and
+        // the probe of its boards, and what the core asks of an engine. Pure: lines in, lines out.
+        .target(name: "TicTacPbrain", dependencies: ["TicTacEngine"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
         .target(name: "TicTacDaemonCore", dependencies: [
-            "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
         ]),
         // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [
-            "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
         ]),
         // The collaborative field's sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits).
         .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"]),
@@ -63,7 +66,7 @@ let package = Package(
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
             "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
-            "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
+            "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacPbrain", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
         ]),
         // The durable history: peers, games, moves and scores in one SQLite file (GRDB; GRDB's
@@ -92,7 +95,7 @@ let package = Package(
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacEngine", "TicTacTestSupport", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacWire", "TicTacTime",
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
                                                            "TicTacApp", "TicTacStore"]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),

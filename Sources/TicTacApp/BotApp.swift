@@ -3,6 +3,7 @@ import TicTacEngine
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
+import TicTacPbrain
 import TicTacWire
 
 /// `tictac bot`: a headless daemon that accepts every invitation and plays.

@@ -8,6 +8,7 @@ import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacNet
+import TicTacPbrain
 import TicTacWire
 
 /// A daemon made from `DaemonSettings`: its name, its key, its randomness, discovery.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import TicTacDaemonCore
 import TicTacNet
+import TicTacPbrain
 import TicTacTime
 
 /// The external engine's processes (`tictac bot --engine`): one per match, started at its

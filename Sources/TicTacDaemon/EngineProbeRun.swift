@@ -1,6 +1,7 @@
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
+import TicTacPbrain
 import TicTacTime
 
 /// What the engine said about itself at the bot's start (PbrainProbe).

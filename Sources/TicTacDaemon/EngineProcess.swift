@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CTicTacNet
 import TicTacNet
+import TicTacPbrain
 
 /// Limits on an engine process (`tictac bot --engine-memory`, `--engine-cpu`).
 public struct EngineLimits: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import TicTacEngine
+import TicTacPbrain
 import TicTacWire
 
 /// When and where the bot thinks. A move on the classic board (or a random one) takes

@@ -1,5 +1,6 @@
 import TicTacDiscoveryCore
 import TicTacEngine
+import TicTacPbrain
 import TicTacWire
 
 /// How a daemon behaves; timers are Protocol.md §9's.

@@ -1,4 +1,5 @@
 import TicTacEngine
+import TicTacPbrain
 import TicTacTime
 import TicTacWire
 

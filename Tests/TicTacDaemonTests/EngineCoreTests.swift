@@ -1,5 +1,6 @@
 import Testing
 import TicTacEngine
+import TicTacPbrain
 import TicTacWire
 @testable import TicTacDaemonCore
 import TicTacTime

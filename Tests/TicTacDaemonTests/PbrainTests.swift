@@ -1,6 +1,7 @@
 import Testing
 import TicTacDaemonCore
 import TicTacEngine
+import TicTacPbrain
 
 /// The Gomocup protocol's manager side, without processes: the codec, coordinates, the session
 /// and the start-up probe.
