@@ -115,7 +115,9 @@ final class EngineHost {
             answer(EngineAnswer(link: turn.link, ticket: turn.ticket, outcome: .failed("cannot start: \(error)", pausedUntil: pausedUntil)))
             return nil
         }
-        let game = Game(process: process, session: PbrainSession(maxMemory: limits.memory))
+        // The limit is on the whole address space (program, libraries, stacks): the engine is told
+        // half of it for what it allocates, so an engine that takes all it is told still starts.
+        let game = Game(process: process, session: PbrainSession(maxMemory: limits.memory / 2))
         games[turn.link] = game
         let link = turn.link
         process.onLine = { [weak self, weak game] line in

@@ -7,8 +7,10 @@ import TicTacEngine
 //
 // unstarted --START/RECTSTART--> starting --OK--> ready --BEGIN/TURN/BOARD--> thinking --x,y--> ready
 //                                                 ready --RESTART--> restarting --OK--> ready
-// Any fault (an ERROR or garbage where an answer was due, a move off the board or on a taken
-// cell, too many lines) --> failed, for good: the host kills the process and starts another.
+// Any fault (garbage where an answer was due, a move off the board or on a taken cell, too many
+// lines) --> failed, for good: the host kills the process and starts another. ERROR and UNKNOWN
+// lines are the engine's messages, as Piskvork reads them (logged, counted with MESSAGE), except
+// in answer to START or RECTSTART, where ERROR refuses the board.
 //
 // How a position reaches the engine, with the fewest commands: the session remembers the moves
 // the engine knows (`known`, in order). The engine opening an empty board gets BEGIN; a position
@@ -72,12 +74,9 @@ public struct PbrainSession {
         let reply = PbrainReply.parse(line)
         switch reply {
         case let .message(text), let .debug(text), let .suggest(text):
-            notes += 1
-            if notes > Self.maxNotesPerTurn {
-                return fail("flooded its output (more than \(Self.maxNotesPerTurn) MESSAGE/DEBUG lines in one turn)")
-            }
-            if notes <= Self.loggedNotesPerTurn { outputs.append(.log("engine \(reply.keyword): \(Self.shown(text))")) }
-            return
+            return note(reply.keyword, text)
+        case let .error(text) where phase != .starting, let .unknown(text) where phase != .starting:
+            return note(reply.keyword, text)
         default:
             break
         }
@@ -108,13 +107,19 @@ public struct PbrainSession {
             pump()
         case (.ready, .ok), (.unstarted, .ok):
             break // a stray OK asks nothing
-        case (_, .error(let text)):
-            fail("answered ERROR \(Self.shown(text))")
-        case (_, .unknown(let text)):
-            fail("answered UNKNOWN \(Self.shown(text))")
         default:
             fail("wrote \"\(Self.shown(line))\" where \(phase == .thinking ? "a move" : "nothing") was due")
         }
+    }
+
+    /// A line that is the engine's message, not an answer: a few per turn are logged; too many
+    /// are a flood.
+    private mutating func note(_ keyword: String, _ text: String) {
+        notes += 1
+        if notes > Self.maxNotesPerTurn {
+            return fail("flooded its output (more than \(Self.maxNotesPerTurn) MESSAGE/DEBUG lines in one turn)")
+        }
+        if notes <= Self.loggedNotesPerTurn { outputs.append(.log("engine \(keyword): \(Self.shown(text))")) }
     }
 
     /// The engine is gone (its output closed, or it exited): a fault unless it had failed already.

@@ -114,7 +114,6 @@ struct PbrainTests {
 
     @Test(arguments: [
         ("7,7", "taken"), ("15,0", "off the 15x15 board"), ("nonsense", "where a move was due"),
-        ("ERROR out of memory", "ERROR"), ("UNKNOWN", "UNKNOWN"),
     ])
     func aBadAnswerIsAFaultOfThatTurn(_ answer: String, _ why: String) {
         var s = PbrainSession(maxMemory: 0)
@@ -129,6 +128,22 @@ struct PbrainTests {
         #expect(s.failed)
         s.received("8,8")
         #expect(s.poll().isEmpty, "a failed session reads nothing more")
+    }
+
+    /// An ERROR or UNKNOWN line while a move is due is the engine's message, as Piskvork reads it
+    /// (a real engine printed "ERROR Unknown command: TIME_LEFT" on a won position): logged, and
+    /// the move that follows counts. Only no move, a bad move or a crash lose.
+    @Test(arguments: ["ERROR out of memory", "UNKNOWN"])
+    func anErrorLineWhileThinkingIsAMessage(_ line: String) {
+        var s = PbrainSession(maxMemory: 0)
+        s.ask(turn([112], ticket: 9, engineFirst: false))
+        s.received("OK")
+        _ = s.poll()
+        s.received(line)
+        #expect(!s.failed)
+        #expect(s.poll() == [.log("engine \(line.split(separator: " ")[0]): \(line.split(separator: " ").dropFirst().joined(separator: " "))")])
+        s.received("8,8")
+        #expect(s.poll().contains(.move(ticket: 9, cell: 8 * 15 + 8)))
     }
 
     @Test func tooManyMessagesInATurnAreAFlood() {
