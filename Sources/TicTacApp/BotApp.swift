@@ -73,6 +73,7 @@ extension BotConfiguration {
         var limits = EngineLimits()
         limits.memory = engineMemoryMiB << 20
         limits.cpuSeconds = engineCPUSeconds
+        limits.thinkMillis = engineThinkSeconds * 1000
         return limits
     }
 }

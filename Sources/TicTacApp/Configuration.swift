@@ -117,6 +117,8 @@ public struct BotConfiguration: Sendable {
     /// An engine process's address space (MiB) and CPU time (seconds).
     public var engineMemoryMiB = 1024
     public var engineCPUSeconds = 3600
+    /// `--engine-think`: seconds the engine is told it has per move.
+    public var engineThinkSeconds = 5
 
     public init(daemon: DaemonSettings) { self.daemon = daemon }
 }

@@ -117,7 +117,7 @@ final class EngineHost {
         }
         // The limit is on the whole address space (program, libraries, stacks): the engine is told
         // half of it for what it allocates, so an engine that takes all it is told still starts.
-        let game = Game(process: process, session: PbrainSession(maxMemory: limits.memory / 2))
+        let game = Game(process: process, session: PbrainSession(maxMemory: limits.memory / 2, thinkMillis: limits.thinkMillis))
         games[turn.link] = game
         let link = turn.link
         process.onLine = { [weak self, weak game] line in

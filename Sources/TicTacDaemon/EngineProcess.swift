@@ -11,6 +11,8 @@ public struct EngineLimits: Sendable, Equatable {
     public var memory: Int = 1 << 30
     /// CPU seconds for the process's whole life (RLIMIT_CPU): a process serves one match.
     public var cpuSeconds: Int = 3600
+    /// What the engine is told it has per move (INFO timeout_turn, `--engine-think`).
+    public var thinkMillis: Int = 5000
     /// Bytes of one line of its standard output at most; a longer one is a fault.
     public var maxLine = 4096
     /// Bytes it may write on its standard output between two `resetBudget()` calls (a turn).

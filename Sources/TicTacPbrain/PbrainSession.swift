@@ -39,6 +39,9 @@ public struct PbrainSession {
 
     /// Memory the engine may use, in bytes (INFO max_memory; the host enforces it with a limit).
     public let maxMemory: Int
+    /// What the engine is told it has per move (INFO timeout_turn), within the move clock: a time
+    /// a player sits through, not the whole clock (which only bounds a slow engine).
+    public let thinkMillis: Int
     /// MESSAGE and DEBUG lines logged per turn at most; more is a flood.
     public static let maxNotesPerTurn = 64
     /// Of those, the ones logged (the log is not the engine's to fill).
@@ -54,7 +57,10 @@ public struct PbrainSession {
     private var notes = 0
     private var outputs: [Output] = []
 
-    public init(maxMemory: Int) { self.maxMemory = maxMemory }
+    public init(maxMemory: Int, thinkMillis: Int = 5000) {
+        self.maxMemory = maxMemory
+        self.thinkMillis = thinkMillis
+    }
 
     /// Whether the session failed (the process is of no more use).
     public var failed: Bool { if case .failed = phase { true } else { false } }
@@ -183,7 +189,7 @@ public struct PbrainSession {
 
     /// The limits and the rule, before a game's first question.
     private mutating func sendInfo(_ turn: EngineTurn) {
-        let perTurn = Self.turnMillis(moveTime: turn.moveTime)
+        let perTurn = toldMillis(turn)
         send(.info(key: "timeout_turn", value: String(perTurn)))
         send(.info(key: "timeout_match", value: String(perTurn * ((turn.size.cellCount + 1) / 2))))
         send(.info(key: "max_memory", value: String(maxMemory)))
@@ -193,8 +199,11 @@ public struct PbrainSession {
         send(.info(key: "rule", value: "0"))
     }
 
-    /// The engine's time per move: the move clock less a margin for the pipes and the network
-    /// (a fifth, at most 2 s); 30 s when the game has no clock.
+    /// What the engine is told per move: its think time, or less when the clock is shorter.
+    private func toldMillis(_ turn: EngineTurn) -> Int { min(thinkMillis, Self.turnMillis(moveTime: turn.moveTime)) }
+
+    /// The most an engine's move may take before it loses on time: the move clock less a margin
+    /// for the pipes and the network (a fifth, at most 2 s); 30 s when the game has no clock.
     public static func turnMillis(moveTime: Int) -> Int {
         guard moveTime > 0 else { return 30_000 }
         let clock = moveTime * 1000
@@ -203,7 +212,7 @@ public struct PbrainSession {
 
     /// What is left of the match at most: one turn per move the engine may still make.
     private func timeLeft(_ turn: EngineTurn) -> Int {
-        Self.turnMillis(moveTime: turn.moveTime) * ((turn.size.cellCount - turn.moves.count + 1) / 2)
+        toldMillis(turn) * ((turn.size.cellCount - turn.moves.count + 1) / 2)
     }
 
     private mutating func send(_ command: PbrainCommand) { outputs.append(.send(command.text)) }

@@ -75,6 +75,10 @@ struct BotCommand: ParsableCommand {
                                                         valueName: "seconds"))
     var engineCpu = 3600
 
+    @Option(parsing: .unconditional, help: ArgumentHelp(
+        "Seconds the engine is told it has per move (1-3600; INFO timeout_turn, within the move clock).", valueName: "seconds"))
+    var engineThink = 5
+
     func validate() throws {
         guard moveTime == 0 || (Int(GameSession.minimumMoveTime)...Int(UInt16.max)).contains(moveTime) else {
             throw ValidationError("--move-time must be 0 (no clock) or \(GameSession.minimumMoveTime)-65535 seconds")
@@ -86,6 +90,7 @@ struct BotCommand: ParsableCommand {
         }
         guard (64...65536).contains(engineMemory) else { throw ValidationError("--engine-memory must be 64 to 65536, not \(engineMemory)") }
         guard (1...86400).contains(engineCpu) else { throw ValidationError("--engine-cpu must be 1 to 86400, not \(engineCpu)") }
+        guard (1...3600).contains(engineThink) else { throw ValidationError("--engine-think must be 1 to 3600, not \(engineThink)") }
         if let maxGames, maxGames < 1 { throw ValidationError("--max-games must be 1 or more, not \(maxGames)") }
         guard (0...64).contains(maxLargeGames) else {
             throw ValidationError("--max-large-games must be 0 to 64, not \(maxLargeGames)")
@@ -110,6 +115,7 @@ struct BotCommand: ParsableCommand {
         config.engineRestarts = engineRestarts
         config.engineMemoryMiB = engineMemory
         config.engineCPUSeconds = engineCpu
+        config.engineThinkSeconds = engineThink
         try finish(BotApp.run(config))
     }
 }

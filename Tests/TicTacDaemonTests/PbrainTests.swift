@@ -62,9 +62,9 @@ struct PbrainTests {
     // MARK: The session
 
     func turn(_ moves: [Int], ticket: UInt64 = 1, round: Int = 1, engineFirst: Bool = true,
-              size: BoardSize? = nil) -> EngineTurn {
+              size: BoardSize? = nil, moveTime: Int = 10) -> EngineTurn {
         EngineTurn(link: 1, ticket: ticket, round: round, size: size ?? gomoku, moves: moves, engineFirst: engineFirst,
-                   moveTime: 10, opponentIsBot: true)
+                   moveTime: moveTime, opponentIsBot: true)
     }
 
     /// The commands written, without INFO lines.
@@ -79,12 +79,22 @@ struct PbrainTests {
         s.received("OK")
         let out = s.poll()
         let infos = out.compactMap { if case let .send(t) = $0, t.hasPrefix("INFO") { t } else { nil } }
-        #expect(infos.contains("INFO timeout_turn 8000\r\n"), "the 10 s clock less 2 s: \(infos)")
+        #expect(infos.contains("INFO timeout_turn 5000\r\n"), "the think time, within the 10 s clock less 2 s: \(infos)")
         #expect(infos.contains("INFO max_memory 1048576\r\n"))
         #expect(infos.contains("INFO rule 0\r\n"), "five or more wins here")
         #expect(commands(out) == ["BEGIN\r\n"])
         s.received("7,7")
         #expect(s.poll() == [.move(ticket: 1, cell: 7 * 15 + 7)])
+    }
+
+    /// The engine is told the think time, or the move clock less its margin when that is shorter.
+    @Test(arguments: [(10, 3000, 3000), (10, 60_000, 8000), (0, 60_000, 30_000), (120, 5000, 5000)])
+    func theEngineIsToldItsThinkTimeWithinTheClock(moveTime: Int, think: Int, told: Int) {
+        var s = PbrainSession(maxMemory: 0, thinkMillis: think)
+        s.ask(turn([], moveTime: moveTime))
+        s.received("OK")
+        let infos = s.poll().compactMap { if case let .send(t) = $0, t.hasPrefix("INFO timeout_turn") { t } else { nil } }
+        #expect(infos == ["INFO timeout_turn \(told)\r\n"])
     }
 
     @Test func theOpponentsMoveIsSentAsTurnThenANewGameRestarts() {
