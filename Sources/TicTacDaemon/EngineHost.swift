@@ -67,9 +67,9 @@ final class EngineHost {
         }
     }
 
-    /// Kills every process (the bot leaves).
+    /// Kills every process (the bot leaves: no time to wait for any).
     func stopAll() {
-        for link in Array(games.keys) { stop(link) }
+        for (link, game) in games { remove(link, game) }
     }
 
     private func ask(_ turn: EngineTurn) {
@@ -164,10 +164,16 @@ final class EngineHost {
         answer(EngineAnswer(link: link, ticket: ticket, outcome: .failed(why, pausedUntil: pausedUntil)))
     }
 
+    /// The match ended. An engine waiting for its next question is told END and exits by itself
+    /// (Gomocup); one still there after a second, or one thinking, is killed.
     private func stop(_ link: LinkID) {
         failed.remove(link)
         guard let game = games[link] else { return }
-        remove(link, game)
+        guard game.asked == nil, !game.session.failed else { return remove(link, game) }
+        games[link] = nil
+        game.process.send(PbrainCommand.end.text)
+        let process = game.process
+        _ = reactor.schedule(after: .seconds(1)) { process.kill() }
     }
 
     /// The game ended while the engine thought: the process goes (a single-threaded engine

@@ -154,8 +154,10 @@ import Testing
         let b = try TicTacProcess(["bot", "--name", "opponent", "--json", "--ephemeral", "--level", "random", "--max-games", "1",
                                    "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
         #expect(results(b, 1, timeout: 60).count == 1)
-        let lines = read(report).split(separator: "\n").map { String($0) }
-        #expect(lines == ["sockets 0", "blocked 0000000000000000", "memory \(256 << 20)", "cpu 7", "nice 10"])
+        // The match is over (the opponent left): the engine is told END and exits by itself.
+        let ended = read(report, once: "end", timeout: 5)
+        let lines = ended.split(separator: "\n").map { String($0) }
+        #expect(lines == ["sockets 0", "blocked 0000000000000000", "memory \(256 << 20)", "cpu 7", "nice 10", "end"])
         a.process.terminate()
         #expect(a.waitExit() == 0)
     }

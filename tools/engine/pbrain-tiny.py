@@ -16,7 +16,8 @@ where lines of its own and the opponent's are longest and most open.
         errflood  floods stderr instead of moving    burn     spins the CPU instead of moving
     --fault-after N: behave for N moves first (default 0).
     --report FILE: write how it was started to FILE (for the tests): sockets among its
-        descriptors, its blocked signals, its address-space and CPU limits, its nice value.
+        descriptors, its blocked signals, its address-space and CPU limits, its nice value; and
+        "end" when it is told END.
 """
 import sys
 
@@ -215,12 +216,20 @@ class Engine:
                         pass
                     return
             elif command == "END":
+                if REPORT:
+                    with open(REPORT, "a") as f:
+                        f.write("end\n")
                 return
             else:
                 self.out("UNKNOWN command " + word)
 
 
+REPORT = None
+
+
 def report(path):
+    global REPORT
+    REPORT = path
     import os, resource
     sockets = 0
     for fd in os.listdir("/proc/self/fd"):
