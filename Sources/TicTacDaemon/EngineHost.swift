@@ -40,6 +40,8 @@ final class EngineHost {
     /// Until when no process is started (nil: one may be).
     private var pausedUntil: Instant? { restarts.pausedUntil(reactor.now) }
     private var games: [LinkID: Game] = [:]
+    /// Engines told END, given a second to exit by themselves (by pid).
+    private var ending: [Int32: EngineProcess] = [:]
     /// Links whose last process failed: their next process is a restart.
     private var failed: Set<LinkID> = []
     /// Grace past the move clock before a silent engine is killed (the game is lost on time
@@ -70,6 +72,8 @@ final class EngineHost {
     /// Kills every process (the bot leaves: no time to wait for any).
     func stopAll() {
         for (link, game) in games { remove(link, game) }
+        for process in ending.values { process.kill() }
+        ending = [:]
     }
 
     private func ask(_ turn: EngineTurn) {
@@ -171,9 +175,13 @@ final class EngineHost {
         guard let game = games[link] else { return }
         guard game.asked == nil, !game.session.failed else { return remove(link, game) }
         games[link] = nil
-        game.process.send(PbrainCommand.end.text)
         let process = game.process
-        _ = reactor.schedule(after: .seconds(1)) { process.kill() }
+        process.send(PbrainCommand.end.text)
+        ending[process.pid] = process
+        _ = reactor.schedule(after: .seconds(1)) { [weak self] in
+            self?.ending[process.pid] = nil
+            process.kill()
+        }
     }
 
     /// The game ended while the engine thought: the process goes (a single-threaded engine
