@@ -210,60 +210,6 @@ public struct OutputFormatter: Sendable {
          ("program", p.program.map { .string($0) } ?? .null)]
     }
 
-    /// Why the opponent is gone, said once: the reason when there is one ("ben left", "no answer
-    /// for 5.0 seconds"), with the peer's name in front unless the reason starts with it.
-    /// The interrupted game's line, with the time left to wait as m:ss.
-    /// `reason`: why the link was lost, said in brackets (none when empty).
-    public static func interruptedText(_ p: PeerInfo, seconds: Int, reason: String = "", keys: String) -> String {
-        let left = "\(max(0, seconds) / 60):" + String(String(max(0, seconds) % 60 + 100).dropFirst())
-        let why = reason.isEmpty ? "" : " (\(reason))"
-        return "Connection to \(p.name) lost\(why): waiting for \(p.name), \(left) left; \(keys)"
-    }
-
-    /// How many watch our games; `undo`: how this front refuses them.
-    public static func watchersText(_ n: Int, undo: String) -> String {
-        n == 0 ? "Nobody watches your games now" : "\(n) watching your games (\(undo) refuses watchers)"
-    }
-
-    public static func adjournedText(_ p: PeerInfo) -> String {
-        "The game with \(p.name) is adjourned: it goes on the next time you are both here"
-    }
-
-    /// The peer disowned the game we held with it: ours (the game-over follows).
-    public static func abandonedText(_ p: PeerInfo, _ reason: String) -> String {
-        "\(p.name) abandoned the game (\(reason)): you win it"
-    }
-
-    public static func claimedText(_ p: PeerInfo, won: Bool, _ reason: String) -> String {
-        won ? "The game with \(p.name) is claimed as yours (\(reason)); if \(p.name) comes back free, it goes on"
-            : "\(p.name) claimed the game (\(reason)): you lose it"
-    }
-
-    public static func withdrawnText(_ p: PeerInfo, _ reason: String) -> String {
-        "Your claim on the game with \(p.name) is withdrawn (\(reason)): the game goes on"
-    }
-
-    static func disconnectedText(_ p: PeerInfo, reason: String) -> String {
-        let trimmed = reason.trimmingPrefix(" ")
-        if trimmed.isEmpty { return FullScreenModel.disconnectedText }
-        return trimmed.hasPrefix(p.name) ? String(trimmed) : "\(p.name): \(trimmed)"
-    }
-
-    static func inviteHeldText(_ p: PeerInfo, size: BoardSize, ahead: Int) -> String {
-        let board = size == .classic ? "" : " on \(size.rows)x\(size.cols), \(size.k) in a row"
-        let before = ahead == 1 ? "the invitation you are answering" : "\(ahead) invitations"
-        return "\(p.name) invites you to play\(board) too: asked after \(before)"
-    }
-
-    static func heldInviteDeclinedText(_ p: PeerInfo) -> String {
-        "\(p.name)'s invitation was declined: you are in a game"
-    }
-
-    /// An invitation nobody answered (Protocol.md §6, INVITE).
-    static func inviteExpiredText(_ p: PeerInfo) -> String {
-        "No answer within 30 s: \(p.name)'s invitation was declined"
-    }
-
     static func who(_ p: PeerInfo) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name))]) }
 
     public func json(_ event: OutputEvent) -> JSON {
