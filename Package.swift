@@ -52,7 +52,7 @@ let package = Package(
         ]),
         // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [
-            "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
+            "CTicTacNet", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
         ]),
         // The collaborative field's sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits).
         .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"]),
@@ -87,21 +87,21 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // What several test targets share: the fake DNS-SD agent, waits on a reactor.
-        .target(name: "TicTacTestSupport", dependencies: ["TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"],
+        .target(name: "TicTacTestSupport", dependencies: ["TicTacDiscoveryCore", "TicTacNet", "TicTacTime"],
                 path: "Tests/TicTacTestSupport"),
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
-        .testTarget(name: "TicTacStoreTests", dependencies: ["TicTacStore", "TicTacEngine", "TicTacWire"]),
+        .testTarget(name: "TicTacStoreTests", dependencies: ["TicTacStore", "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
-        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime"]),
+        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacEngine", "TicTacTestSupport", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
-                                                           "TicTacApp", "TicTacStore"]),
+                                                           "TicTacApp", "TicTacStore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacField",
+        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",
                                                         "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacStore", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
                                                              "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]
