@@ -157,3 +157,11 @@ public struct DiscoveryConfig: Sendable {
 
     public init() {}
 }
+
+extension Duration {
+    /// The whole duration in nanoseconds (saturating).
+    var nanosecondsValue: Int64 {
+        let (s, atto) = components
+        return s.multipliedReportingOverflow(by: 1_000_000_000).overflow ? .max : s * 1_000_000_000 + atto / 1_000_000_000
+    }
+}
