@@ -45,14 +45,17 @@ let package = Package(
         // The Gomocup engine protocol (pbrain): its codec, the session that drives one engine and
         // the probe of its boards, and what the core asks of an engine. Pure: lines in, lines out.
         .target(name: "TicTacPbrain", dependencies: ["TicTacEngine"]),
+        // What the fronts and the daemon say to each other: peers, the player's commands and their
+        // errors, the daemon's events. The fronts import this, never the daemon core.
+        .target(name: "TicTacAPI", dependencies: ["TicTacDiscoveryCore", "TicTacEngine", "TicTacWire"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
         .target(name: "TicTacDaemonCore", dependencies: [
-            "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
+            "TicTacAPI", "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
             .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
         ]),
         // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [
-            "CTicTacNet", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
+            "TicTacAPI", "CTicTacNet", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
         ]),
         // The collaborative field's sans-I/O FieldCore (sequence, heartbeat, expiry, rate limits).
         .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"]),
@@ -60,12 +63,12 @@ let package = Package(
         .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
         // keys, events and how they are written.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
-                                                       "TicTacDaemonCore", "TicTacJSON", "TicTacTime"]),
+        .target(name: "TicTacTerminal", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
+                                                       "TicTacJSON", "TicTacTime"]),
         // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
-            "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
+            "TicTacAPI", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
             "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacPbrain", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -77,7 +80,7 @@ let package = Package(
         ]),
         // Packet captures: a pcap reader, TCP reassembly, and replay through the sans-I/O cores.
         .target(name: "TicTacReplay", dependencies: [
-            "TicTacDaemonCore", "TicTacJSON", "TicTacEngine", "TicTacWire", "TicTacTime",
+            "TicTacAPI", "TicTacDaemonCore", "TicTacJSON", "TicTacEngine", "TicTacWire", "TicTacTime",
         ]),
         // The executable: argument parsing and nothing else.
         // Declared as imported: what the other modules need comes with TicTacApp.
@@ -95,13 +98,13 @@ let package = Package(
         .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacEngine", "TicTacTestSupport", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
+        .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacAPI", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
                                                            "TicTacApp", "TicTacStore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",
+        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacAPI", "TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",
                                                         "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacStore", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
                                                              "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]

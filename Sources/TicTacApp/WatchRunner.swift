@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet

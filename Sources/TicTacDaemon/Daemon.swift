@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacAPI
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine

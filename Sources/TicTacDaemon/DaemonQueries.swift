@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacDaemonCore
 import TicTacDiscoveryCore
 import TicTacEngine

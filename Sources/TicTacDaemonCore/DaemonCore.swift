@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacWire

@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacEngine
 import TicTacWire
 

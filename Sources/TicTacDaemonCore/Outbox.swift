@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacWire
 
 /// The core's actions in the order they happen, and frames encoded into buffers the shell gives

@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacTime
 import TicTacWire
 

@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 
 // The lobby's lines and the title bar. A number (a port, an address) is shown whole or not at
 // all: what does not fit in the window is left out, and said to be ("+1 more"), never cut.

@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 import TicTacEngine
 import TicTacWire
 

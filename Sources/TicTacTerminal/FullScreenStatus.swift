@@ -1,4 +1,3 @@
-import TicTacDaemonCore
 import TicTacEngine
 import TicTacWire
 

@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 import TicTacDiscoveryCore
 import TicTacEngine
 import TicTacJSON

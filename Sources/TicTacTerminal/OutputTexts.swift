@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 import TicTacEngine
 
 // The sentences both fronts (plain mode and the full screen) say of games and invitations.

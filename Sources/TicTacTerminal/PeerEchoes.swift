@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 import TicTacWire
 
 /// What plain mode last said of each peer, so that a `peer-updated` is printed only when

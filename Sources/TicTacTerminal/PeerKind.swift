@@ -1,4 +1,4 @@
-import TicTacDaemonCore
+import TicTacAPI
 
 extension PeerInfo {
     /// What the lobby writes after a peer's address: "(bot)", or with the program playing under

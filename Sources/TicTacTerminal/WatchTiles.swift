@@ -1,4 +1,3 @@
-import TicTacDaemonCore
 import TicTacEngine
 
 /// `tictac watch --all` full screen: every game followed, as tiles in a grid, as many as the

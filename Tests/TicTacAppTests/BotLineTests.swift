@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore
 @testable import TicTacEngine

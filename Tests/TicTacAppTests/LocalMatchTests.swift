@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacApp
 import TicTacDaemonCore
 import TicTacEngine

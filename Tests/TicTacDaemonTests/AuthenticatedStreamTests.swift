@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TicTacAPI
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemonCore

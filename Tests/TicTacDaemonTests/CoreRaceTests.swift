@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacDiscovery
 import TicTacDiscoveryCore
 import TicTacEngine

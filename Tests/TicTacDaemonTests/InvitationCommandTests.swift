@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacEngine
 import TicTacTime
 import TicTacWire

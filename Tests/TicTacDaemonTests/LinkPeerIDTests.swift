@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacWire
 @testable import TicTacDaemon
 @testable import TicTacDaemonCore

@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacEngine
 import TicTacWire
 @testable import TicTacDaemonCore

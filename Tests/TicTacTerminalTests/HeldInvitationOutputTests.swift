@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacDaemonCore
 import TicTacDiscoveryCore
 import TicTacEngine

@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 @testable import TicTacTerminal
 import TicTacDaemonCore
 import TicTacEngine

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TicTacAPI
 import TicTacDaemonCore
 import TicTacDiscoveryCore
 import TicTacEngine

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TicTacAPI
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine

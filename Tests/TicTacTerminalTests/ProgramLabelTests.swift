@@ -1,4 +1,5 @@
 import Testing
+import TicTacAPI
 import TicTacDaemonCore
 @testable import TicTacTerminal
 import TicTacWire
