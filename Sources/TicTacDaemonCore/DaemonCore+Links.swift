@@ -16,7 +16,7 @@ extension DaemonCore {
             // the per-address budget (links from one host add up) waits out the window.
             let backlog = stall.map { now <= $0.blameUntil } ?? false
             if limit > 0, backlog, let s = stall { limit += s.backlog }
-            guard limit == 0 || link.pings.count(now: now, limit: limit) else {
+            guard limit == 0 || link.floods.pings.count(now: now, limit: limit) else {
                 return outbox.fail(link, .unexpectedMessage, "PING flood: more than \(limit) in one second (Protocol.md §6)")
             }
             let perAddress = config.maxPingsPerAddressPerSecond

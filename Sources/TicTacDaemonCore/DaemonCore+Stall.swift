@@ -20,7 +20,7 @@ extension DaemonCore {
         stall?.pingsDue = false
         for id in links.sortedIDs {
             guard let link = links[id], !link.closing, link.ready else { continue }
-            link.lastPing = now
+            link.liveness.lastPing = now
             outbox.send(link, .ping(nonce: random.next()))
         }
     }

@@ -153,7 +153,7 @@ public final class DaemonCore: SansIOCore {
         case let .frame(id, frame): linkReceived(id, frame, now: now)
         case let .decodeFailed(id, error):
             guard let link = links[id] else { return }
-            if link.cipher != nil { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
+            if link.session.cipher != nil { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
             outbox.fail(link, error.code, error.description)
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
         case let .historyFailed(peers): historyFailed(peers)
@@ -257,7 +257,7 @@ public final class DaemonCore: SansIOCore {
                 outbox.fail(link, .timeout, "no HELLO and PROOF within \(config.handshakeTimeout)")
                 continue
             }
-            if now >= link.lastHeard + config.deadAfter {
+            if now >= link.liveness.lastHeard + config.deadAfter {
                 // Tell the peer why, in case only its side of the path is broken (Protocol.md §5).
                 let text = "no answer for \(config.deadAfter)"
                 outbox.send(link, .error(code: ErrorCode.timeout.rawValue, message: text))
@@ -266,8 +266,8 @@ public final class DaemonCore: SansIOCore {
                 continue
             }
             // No PING during the handshake: the peer would take it for a fault (Protocol.md §4).
-            if link.ready, now >= max(link.lastHeard, link.lastPing ?? link.lastHeard) + config.pingAfter {
-                link.lastPing = now
+            if link.ready, now >= max(link.liveness.lastHeard, link.liveness.lastPing ?? link.liveness.lastHeard) + config.pingAfter {
+                link.liveness.lastPing = now
                 outbox.send(link, .ping(nonce: random.next()))
             }
             invitations.timeouts(link, now: now)
@@ -299,12 +299,12 @@ public final class DaemonCore: SansIOCore {
     private func linkReceived(_ id: LinkID, _ sealed: Frame, now: Instant) {
         guard let link = links[id], !link.closing else { return }
         var frame = sealed
-        if link.cipher != nil {
+        if link.session.cipher != nil {
             // A frame that does not open closes the link with nothing sent: no oracle (Protocol.md §4).
-            guard let plain = link.cipher?.open(sealed) else { return outbox.closeUnread(link) }
+            guard let plain = link.session.cipher?.open(sealed) else { return outbox.closeUnread(link) }
             frame = plain
         }
-        link.lastHeard = now
+        link.liveness.lastHeard = now
         deadlines.touch(id)
         // HELLO and ERROR are read whatever the header's version (Protocol.md §4); before the
         // peer's HELLO nothing else is, whatever it holds.

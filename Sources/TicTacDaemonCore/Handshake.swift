@@ -27,7 +27,7 @@ struct Handshake {
     func hello(on link: Link) -> Message {
         .hello(Hello(minVersion: config.versions.lowerBound, maxVersion: config.versions.upperBound,
                      instanceID: config.instanceID, name: config.name, capabilities: config.capabilities,
-                     publicKey: config.identity.publicKey, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey,
+                     publicKey: config.identity.publicKey, nonce: link.session.nonce, ephemeralKey: link.session.ourEphemeralKey,
                      program: config.program))
     }
 
@@ -67,20 +67,20 @@ struct Handshake {
             return .fault(.badIdentity, "the public key in HELLO does not give instance id \(hello.instanceID)")
         }
         if version >= 2 {
-            guard let theirs = hello.ephemeralKey, let ephemeral = link.ephemeral else {
+            guard let theirs = hello.ephemeralKey, let ephemeral = link.session.ephemeral else {
                 return .fault(.malformed, "a version \(version) HELLO without its ephemeral key (field 8)")
             }
             guard let secret = ephemeral.sharedSecret(with: theirs) else {
                 return .fault(.badIdentity, "the ephemeral key in HELLO is of small order")
             }
-            let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.nonce, ephemeralKey: ephemeral.publicKey)
+            let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.session.nonce, ephemeralKey: ephemeral.publicKey)
             let them = HandshakeTranscript.Side(id: hello.instanceID, nonce: hello.nonce, ephemeralKey: theirs)
             let session = HandshakeTranscript.session(version: version, dialler: link.outgoing ? us : them,
                                                       acceptor: link.outgoing ? them : us)
-            link.pendingCipher = SessionKeys.derive(sharedSecret: secret, session: session).cipher(dialler: link.outgoing)
+            link.session.pendingCipher = SessionKeys.derive(sharedSecret: secret, session: session).cipher(dialler: link.outgoing)
         }
-        link.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
-        link.handshake = .awaitingProof(hello, version: version, heir: nil)
+        link.session.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
+        link.session.handshake = .awaitingProof(hello, version: version, heir: nil)
         links.bind(link, to: hello.instanceID)
         // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
         // so dialling us cannot obtain our signature for a transcript naming someone else.
@@ -89,24 +89,24 @@ struct Handshake {
 
     private func proofReceived(_ signature: [UInt8], on link: Link, outbox: Outbox) -> Step {
         guard let version = link.version, let hello = link.peerHello else { return .waiting }
-        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.nonce,
-                                          ourEphemeralKey: link.ourEphemeralKey) else {
+        guard config.identity.verifyProof(signature, version: version, peer: hello, ourNonce: link.session.nonce,
+                                          ourEphemeralKey: link.session.ourEphemeralKey) else {
             return .fault(.badIdentity, "PROOF does not verify with the key of instance id \(hello.instanceID)")
         }
         if !link.outgoing, case let .fault(code, text) = sendProof(on: link, outbox: outbox) { return .fault(code, text) }
         // Both PROOFs are out: from here every frame either way is sealed (version 2).
-        link.cipher = link.pendingCipher
-        link.pendingCipher = nil
+        link.session.cipher = link.session.pendingCipher
+        link.session.pendingCipher = nil
         let heir = link.heir
         let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                             port: link.port, capabilities: hello.capabilities, program: hello.program?.value)
-        link.handshake = .ready(peer, version: version, announced: false)
+        link.session.handshake = .ready(peer, version: version, announced: false)
         return .proven(peer, heir: heir)
     }
 
     private func sendProof(on link: Link, outbox: Outbox) -> Step {
         guard let version = link.version, let hello = link.peerHello else { return .waiting }
-        let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.nonce, ephemeralKey: link.ourEphemeralKey)
+        let us = HandshakeTranscript.Side(id: config.instanceID, nonce: link.session.nonce, ephemeralKey: link.session.ourEphemeralKey)
         let them = HandshakeTranscript.Side(id: hello.instanceID, nonce: hello.nonce, ephemeralKey: hello.ephemeralKey)
         guard let signature = config.identity.proof(version: version, ours: us, peer: them) else {
             return .fault(.internalError, "could not sign the handshake")

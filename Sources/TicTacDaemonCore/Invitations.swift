@@ -296,7 +296,7 @@ final class Invitations {
     /// link is closed with ERROR instead.
     private func refuse(_ invite: Invite, _ reason: DeclineReason, on link: Link, now: Instant) {
         let perLink = config.maxDeclinesPerLinkPerSecond, perAddress = config.maxDeclinesPerAddressPerSecond
-        if perLink > 0, !link.declines.count(now: now, limit: perLink) {
+        if perLink > 0, !link.floods.declines.count(now: now, limit: perLink) {
             return outbox.fail(link, .unexpectedMessage, "INVITE flood: more than \(perLink) declined in one second (Protocol.md §5)")
         }
         if perAddress > 0 {

@@ -67,46 +67,10 @@ final class Link {
     let address: String
     let port: UInt16?
     let openedAt: Instant
-    var lastHeard: Instant
-    var lastPing: Instant?
-    /// Our HELLO's nonce: the peer's PROOF must sign it (Protocol.md §4).
-    let nonce: ID128
-    /// Our HELLO's ephemeral key (version 2 offered); dropped once the session keys are made.
-    var ephemeral: EphemeralKey?
-    /// Its public half, which both PROOFs sign.
-    let ourEphemeralKey: [UInt8]?
-    /// Version 2: the keys made when the peer's HELLO came, in use once the link is ready.
-    var pendingCipher: LinkCipher?
-    /// Version 2, ready: every frame either way is sealed with it (Protocol.md §4).
-    var cipher: LinkCipher?
-    var handshake: HandshakeState = .awaitingHello {
-        // The fields every frame reads are kept beside the enum, so no frame copies the peer out.
-        didSet {
-            switch handshake {
-            case .awaitingHello:
-                (peer, version, ready, announced) = (nil, nil, false, false)
-                (provenID, claimedID) = (nil, nil)
-            case let .awaitingProof(hello, v, _):
-                (peer, version, ready, announced) = (nil, v, false, false)
-                (provenID, claimedID) = (nil, hello.instanceID)
-            case let .ready(p, v, a):
-                (peer, version, ready, announced) = (p, v, true, a)
-                (provenID, claimedID) = (p.id, nil)
-            }
-        }
-    }
-    /// The proven peer: only once ready.
-    private(set) var peer: PeerInfo?
-    /// Negotiated from the two HELLOs; every later frame carries it.
-    private(set) var version: UInt8?
-    /// The peer's PROOF verified (and, on the accepting side, ours went out).
-    private(set) var ready = false
-    /// peer-found was told for this link: it is the one we use for this peer.
-    private(set) var announced = false
-    /// The proven peer's id once ready, else nil.
-    private(set) var provenID: ID128?
-    /// The id the HELLO claims, awaiting its PROOF.
-    private(set) var claimedID: ID128?
+    /// When it was last heard and pinged; when it next needs the timer.
+    var liveness: LinkLiveness
+    /// The handshake, the proven peer and the keys (Protocol.md §4).
+    var session: LinkSession
     /// What the link carries; only a ready link carries anything.
     fileprivate(set) var activity: Activity = .idle
     /// The peer's invitation held, unanswered, while our player answers another one: it becomes
@@ -123,67 +87,40 @@ final class Link {
     var closeReason: String?
     /// The peer sent LEAVE: it ended the link itself.
     var peerLeft = false
-    /// RESUMEs heard on it (Suspensions bounds them).
-    var resumesHeard = 0
     /// It closes for a protocol fault (ours or the peer's ERROR other than `timeout`): its game
     /// is not kept to resume.
     var faulted = false
-    /// When the link next needs the timer (`LinkDeadlines.deadline(of:)`), as last computed.
-    var deadline: Instant?
-    /// The link's entry in the deadline heap: never later than `deadline` (other entries of
-    /// the link are stale). A deadline that moves later (every frame heard moves it) keeps
-    /// the entry; the timer then comes early, once, and the entry moves to the real deadline.
-    var heapAt: Instant?
-    /// PINGs heard in the current second (the flood limit, `DaemonConfig.maxPingsPerSecond`).
-    var pings = RateWindow()
-    /// Invitations of the peer's we declined in the current second (`maxDeclinesPerLinkPerSecond`).
-    var declines = RateWindow()
-    /// WATCHes within the current second (Spectators, Protocol.md §14).
-    var watches = RateWindow()
-    /// The peer's player allows watchers of the games on this link, as its last SPECTATORS said;
-    /// nil: as its HELLO's `spectators` bit says (Protocol.md §14).
-    var peerSpectators: Bool?
-    /// What the peer was last told of our player's choice (our HELLO's bit, then SPECTATORS);
-    /// nil: the peer is not told (not a player, or a version-1 link).
-    var toldSpectators: Bool?
-    /// SPECTATORS heard within the current second (a flood bound, Protocol.md §14).
-    var spectatorNotices = RateWindow()
+    /// What the peer sent within the current second (the flood limits), and RESUMEs heard.
+    var floods = LinkFloods()
+    /// Watching of the games on this link: what each side's player chose (Protocol.md §14).
+    var watchChoice = WatchChoice()
 
     init(id: LinkID, outgoing: Bool, address: String, port: UInt16?, openedAt: Instant, nonce: ID128,
          ephemeral: EphemeralKey? = nil) {
         self.id = id
-        self.nonce = nonce
-        self.ephemeral = ephemeral
-        ourEphemeralKey = ephemeral?.publicKey
         self.outgoing = outgoing
         self.address = address
         self.port = port
         self.openedAt = openedAt
-        self.lastHeard = openedAt
+        liveness = LinkLiveness(lastHeard: openedAt)
+        session = LinkSession(nonce: nonce, ephemeral: ephemeral)
     }
 
     var closing: Bool { closeReason != nil }
 
-    // The handshake, read.
+    // The handshake, read (LinkSession).
 
-    /// The peer's HELLO, held until its PROOF verifies.
-    var peerHello: Hello? { if case let .awaitingProof(hello, _, _) = handshake { hello } else { nil } }
-    /// The instance id the peer claims (awaiting its PROOF) or proved (ready).
-    var peerID: ID128? { provenID ?? claimedID }
-    /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
-    var heir: PeerInfo? { if case let .awaitingProof(_, _, heir) = handshake { heir } else { nil } }
-
-    /// The link we use for its peer from now on (peer-found was told, or it took over).
-    func announce() {
-        guard case let .ready(peer, version, _) = handshake else { return }
-        handshake = .ready(peer, version: version, announced: true)
-    }
-
-    /// It takes over from `peer`'s announced link that closed, once its PROOF verifies.
-    func inherit(_ peer: PeerInfo) {
-        guard case let .awaitingProof(hello, version, _) = handshake else { return }
-        handshake = .awaitingProof(hello, version: version, heir: peer)
-    }
+    var peer: PeerInfo? { session.peer }
+    var version: UInt8? { session.version }
+    var ready: Bool { session.ready }
+    var announced: Bool { session.announced }
+    var peerHello: Hello? { session.peerHello }
+    var peerID: ID128? { session.peerID }
+    var provenID: ID128? { session.provenID }
+    var claimedID: ID128? { session.claimedID }
+    var heir: PeerInfo? { session.heir }
+    func announce() { session.announce() }
+    func inherit(_ peer: PeerInfo) { session.inherit(peer) }
 
     // The activity, read.
 

@@ -28,7 +28,7 @@ final class LinkDeadlines {
     /// The nearest deadline of every link.
     func next(in links: LinkRegistry) -> Instant? {
         refresh(links)
-        while let top = heap.first, links[top.value]?.heapAt != top.at { heap.popFirst() } // stale
+        while let top = heap.first, links[top.value]?.liveness.heapAt != top.at { heap.popFirst() } // stale
         return heap.first?.at
     }
 
@@ -38,19 +38,19 @@ final class LinkDeadlines {
         var due: [LinkID] = []
         while let top = heap.first, top.at <= now {
             heap.popFirst()
-            guard let link = links[top.value], link.heapAt == top.at else { continue } // stale
-            link.heapAt = nil
-            guard let d = link.deadline else { continue }
+            guard let link = links[top.value], link.liveness.heapAt == top.at else { continue } // stale
+            link.liveness.heapAt = nil
+            guard let d = link.liveness.deadline else { continue }
             if d <= now {
                 due.append(link.id)
             } else { // early: the deadline moved later since the entry was pushed
                 heap.push(d, link.id)
-                link.heapAt = d
+                link.liveness.heapAt = d
             }
         }
         due.sort()
         for id in due {
-            links[id]?.deadline = nil
+            links[id]?.liveness.deadline = nil
             touched.append(id)
         }
         return due
@@ -59,9 +59,9 @@ final class LinkDeadlines {
     private func deadline(of link: Link) -> Instant? {
         guard !link.closing else { return nil }
         func after(_ at: Instant, _ ns: Int64) -> Instant { Instant(nanoseconds: at.nanoseconds &+ ns) }
-        var best = after(link.lastHeard, deadAfterNs)
+        var best = after(link.liveness.lastHeard, deadAfterNs)
         if link.ready {
-            best = min(best, after(max(link.lastHeard, link.lastPing ?? link.lastHeard), pingAfterNs))
+            best = min(best, after(max(link.liveness.lastHeard, link.liveness.lastPing ?? link.liveness.lastHeard), pingAfterNs))
         } else {
             best = min(best, after(link.openedAt, handshakeTimeoutNs))
         }
@@ -75,10 +75,10 @@ final class LinkDeadlines {
         for id in touched {
             guard let link = links[id] else { continue }
             let d = deadline(of: link)
-            link.deadline = d
-            if let d, link.heapAt.map({ d < $0 }) ?? true {
+            link.liveness.deadline = d
+            if let d, link.liveness.heapAt.map({ d < $0 }) ?? true {
                 heap.push(d, id)
-                link.heapAt = d
+                link.liveness.heapAt = d
             }
         }
         touched.clearKeepingCapacity()

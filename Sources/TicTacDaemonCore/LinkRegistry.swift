@@ -96,7 +96,7 @@ final class LinkRegistry {
         let idle = values.filter { !$0.closing && $0.isIdle }
         let pick = idle.filter { !$0.ready }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
             ?? idle.filter { !$0.announced }.min { ($0.openedAt, $0.id) < ($1.openedAt, $1.id) }
-            ?? idle.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+            ?? idle.min { ($0.liveness.lastHeard, $0.id) < ($1.liveness.lastHeard, $1.id) }
         return pick?.id
     }
 
@@ -116,8 +116,8 @@ final class LinkRegistry {
             from = greedy
         }
         let group = (from.flatMap { bySource[$0]?.ids } ?? []).compactMap { byID[$0] }.filter { !$0.closing }
-        let pick = group.filter { $0.match == nil }.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
-            ?? group.min { ($0.lastHeard, $0.id) < ($1.lastHeard, $1.id) }
+        let pick = group.filter { $0.match == nil }.min { ($0.liveness.lastHeard, $0.id) < ($1.liveness.lastHeard, $1.id) }
+            ?? group.min { ($0.liveness.lastHeard, $0.id) < ($1.liveness.lastHeard, $1.id) }
         return pick?.id ?? idleLinkToDrop()
     }
 

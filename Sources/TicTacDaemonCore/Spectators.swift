@@ -74,7 +74,7 @@ final class Spectators {
         }
         // Each WATCH costs an answer: a watcher that asks again and again is a flood (Protocol.md §14).
         let limit = config.maxWatchesPerSecond
-        guard limit == 0 || link.watches.count(now: now, limit: limit) else {
+        guard limit == 0 || link.floods.watches.count(now: now, limit: limit) else {
             return outbox.fail(link, .unexpectedMessage, "WATCH flood: more than \(limit) in one second (Protocol.md §14)")
         }
         if !watchers.contains(link.id) {
@@ -126,7 +126,7 @@ final class Spectators {
     /// choice only, and past the second's bound once that second is over (Protocol.md §14).
     private func tellPlayers(now: Instant) {
         guard nextDeadline == nil else { return } // the waiting round tells the choice as it is then
-        let due = links.sortedIDs.compactMap { links[$0] }.filter { !$0.closing && $0.toldSpectators.map { $0 != allowed } == true }
+        let due = links.sortedIDs.compactMap { links[$0] }.filter { !$0.closing && $0.watchChoice.told.map { $0 != allowed } == true }
         guard !due.isEmpty else { return }
         let limit = config.maxSpectatorChangesPerSecond
         guard limit == 0 || notices.count(now: now, limit: limit) else {
@@ -148,12 +148,12 @@ final class Spectators {
         guard config.capabilities.contains(.tictactoe), (link.version ?? 1) >= 2,
               link.peer?.capabilities.contains(.tictactoe) == true else { return }
         // Our HELLO's bit says the choice we started with (`--no-spectators`: DaemonSetup sets the bit from it).
-        link.toldSpectators = config.spectators
-        if link.toldSpectators != allowed { tell(link) }
+        link.watchChoice.told = config.spectators
+        if link.watchChoice.told != allowed { tell(link) }
     }
 
     private func tell(_ link: Link) {
-        link.toldSpectators = allowed
+        link.watchChoice.told = allowed
         outbox.send(link, .spectators(allowed))
     }
 
@@ -162,14 +162,14 @@ final class Spectators {
     /// kept and changes nothing: no game goes on such a link.
     func peerChose(_ on: Bool, on link: Link, now: Instant) {
         let limit = config.maxSpectatorNoticesPerSecond
-        guard limit == 0 || link.spectatorNotices.count(now: now, limit: limit) else {
+        guard limit == 0 || link.floods.spectatorNotices.count(now: now, limit: limit) else {
             return outbox.fail(link, .unexpectedMessage, "SPECTATORS flood: more than \(limit) in one second (Protocol.md §14)")
         }
         if on != Self.opponentAllows(link), let peer = link.peer {
             outbox.log("\(peer.name) turned spectators \(on ? "on" : "off") for its games with us (Protocol.md §14)")
             if !watchers.contains(link.id) { outbox.emit(.opponentSpectators(peer, allowed: on)) }
         }
-        link.peerSpectators = on
+        link.watchChoice.peer = on
         guard !on else { return }
         for id in follows.keys.sorted() where follows[id]?.game == link.id {
             if let watcher = links[id] { outbox.send(watcher, .watchStop(.off)) }
@@ -253,7 +253,7 @@ final class Spectators {
     /// The opponent on `link` allows watchers: its last SPECTATORS said so, or, without one, its
     /// HELLO's `spectators` bit (a daemon without §14 has none: it said no).
     static func opponentAllows(_ link: Link) -> Bool {
-        link.peerSpectators ?? (link.peer?.capabilities.contains(.spectators) == true)
+        link.watchChoice.peer ?? (link.peer?.capabilities.contains(.spectators) == true)
     }
 
     /// WATCHING for `game`, played on `link`.

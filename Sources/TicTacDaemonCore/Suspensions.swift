@@ -206,8 +206,8 @@ final class Suspensions {
         guard let peer = link.peer else { return }
         // A game in play on this link is not waiting: a RESUME now is a replay or a fault.
         if link.match != nil { return outbox.fail(link, .unexpectedMessage, "RESUME during a game") }
-        link.resumesHeard += 1
-        guard link.resumesHeard <= Self.maxPerLink else {
+        link.floods.resumesHeard += 1
+        guard link.floods.resumesHeard <= Self.maxPerLink else {
             return outbox.fail(link, .unexpectedMessage, "more than \(Self.maxPerLink) RESUME on one link")
         }
         // The game is still in play (or just ended) on an older link here: the peer lost that

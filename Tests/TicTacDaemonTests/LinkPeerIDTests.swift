@@ -25,21 +25,21 @@ import TicTacTime
                                    nonce: ID128(high: 0, low: 1))
         #expect(link.provenID == nil && link.claimedID == nil && link.peerID == nil)
 
-        link.handshake = .awaitingProof(try hello(), version: 1, heir: nil)
+        link.session.handshake = .awaitingProof(try hello(), version: 1, heir: nil)
         #expect(link.provenID == nil)
         #expect(link.claimedID == claimed && link.peerID == claimed)
 
         link.inherit(peer(proven)) // still awaiting its PROOF: the claim stands
         #expect(link.provenID == nil && link.claimedID == claimed)
 
-        link.handshake = .ready(peer(proven), version: 1, announced: false)
+        link.session.handshake = .ready(peer(proven), version: 1, announced: false)
         #expect(link.provenID == proven && link.peerID == proven)
         #expect(link.claimedID == nil)
 
         link.announce()
         #expect(link.provenID == proven && link.provenID == link.peer?.id)
 
-        link.handshake = .awaitingHello
+        link.session.handshake = .awaitingHello
         #expect(link.provenID == nil && link.claimedID == nil)
     }
 }

@@ -83,11 +83,11 @@ import TicTacTime
         for i in 0..<9 { try n.command(1, .spectators(i % 2 == 1)) } // off, on, ... off: nine changes at once
         n.settle()
         let annSide = try #require(n.cores[0].links[1])
-        #expect(annSide.peerSpectators == true, "four rounds went: off, on, off, on")
+        #expect(annSide.watchChoice.peer == true, "four rounds went: off, on, off, on")
         #expect(n.errors.isEmpty && n.closed.isEmpty, "\(n.errors)")
         n.advance(by: .seconds(1))
         n.settle()
-        #expect(annSide.peerSpectators == false, "the last choice, once the second is over")
+        #expect(annSide.watchChoice.peer == false, "the last choice, once the second is over")
         try s.watch(&n, 2)
         #expect(s.updates(n, 2) == [.stopped(.off)])
         #expect(n.errors.isEmpty && n.closed.isEmpty, "\(n.errors)")
@@ -127,7 +127,7 @@ import TicTacTime
         #expect(!n.sent(1).contains { if case .spectators = $0 { true } else { false } })
         n.send(.spectators(false), from: 1, link: 1)
         n.settle()
-        #expect(n.cores[0].links[1]?.peerSpectators == nil)
+        #expect(n.cores[0].links[1]?.watchChoice.peer == nil)
         #expect(n.errors.isEmpty && n.closed.isEmpty)
     }
 
