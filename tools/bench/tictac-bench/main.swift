@@ -73,6 +73,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacAPI
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
