@@ -29,6 +29,10 @@ public enum HistoryApp {
             throw AppFailure(.usage, "no state directory: give --state-dir (neither XDG_STATE_HOME nor HOME is set)")
         }
         let path = (dir.hasSuffix("/") ? String(dir.dropLast()) : dir) + "/history.sqlite"
+        var info = stat()
+        if stat(dir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
+            throw AppFailure(.noInput, "\(dir) is not a directory: --state-dir names the directory that holds history.sqlite")
+        }
         guard access(path, F_OK) == 0 else {
             return write(config.json ? "[]" : "No games recorded yet (\(path) does not exist).")
         }

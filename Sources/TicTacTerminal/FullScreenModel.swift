@@ -296,10 +296,11 @@ struct FullScreenModel {
     /// An interrupted game's peer and the seconds it is still waited for.
     private(set) var waiting: (peer: PeerInfo, left: Int, reason: String)?
 
-    /// The interrupted game's notice, with the time left; only while that notice is up.
-    private mutating func showWaiting() {
+    /// The interrupted game's notice, with the time left; only while that notice is up, or
+    /// `again`: back in place of another.
+    mutating func showWaiting(again: Bool = false) {
         guard let w = waiting else { return }
-        if let notice, notice.about != w.peer.id || notice.title != Self.waitingTitle { return }
+        if !again, let notice, notice.about != w.peer.id || notice.title != Self.waitingTitle { return }
         notice = Notice(title: Self.waitingTitle, text: OutputFormatter.interruptedText(w.peer, seconds: w.left, reason: w.reason,
                                                                                           keys: "l adjourns, r resigns"),
                         tone: .alert, about: w.peer.id)

@@ -133,6 +133,18 @@ extension FullScreenModel {
             if key == .escape || key == .char("n") || key == .char("N") { return nil }
         }
         let inProgress: Bool = switch game.phase { case .over: false; default: true }
+        // The game waits for its peer (Protocol.md §13): no move can be made, and l adjourns it,
+        // which gives nothing away, so it is not asked; the waiting notice says both.
+        if waiting?.peer.id == game.opponent.id {
+            switch key {
+            case .char("l"), .char("L"): return .lobby
+            case .char("r"), .char("R"), .char("q"), .char("Q"): break
+            case .up, .down, .left, .right: break
+            default:
+                showWaiting(again: true)
+                return nil
+            }
+        }
         switch key {
         case .up: cursor = max(0, row - 1) * size.cols + col
         case .down: cursor = min(size.rows - 1, row + 1) * size.cols + col

@@ -137,10 +137,11 @@ public struct WatchFormatter: Sendable {
             return [event("watch-end", [("winner", winner.map { .string($0) } ?? .null), ("how", .string(WatchedBoard.howName(e.how)))])]
         }
         let name = e.winner == 1 ? w.game.o.name.value : w.game.x.name.value
+        let loser = e.winner == 1 ? w.game.x.name.value : w.game.o.name.value
         switch e.how {
         case .line: return text(["\(name) (\(winner ?? "?")) wins with a line"])
         case .full: return text(["Cat Wins! (a draw)"])
-        case .gaveUp: return text([winner.map { "\(name) (\($0)) wins: the other gave up" } ?? "Both gave up: a draw"])
+        case .gaveUp: return text([winner.map { "\(name) (\($0)) wins: \(loser) gave up (resigned, ran out of time or left)" } ?? "Both gave up: a draw"])
         case .noResult: return text(["The game stopped without a result"])
         }
     }

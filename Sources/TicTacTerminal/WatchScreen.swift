@@ -26,10 +26,12 @@ public struct WatchScreen: WatchView {
             return "\(w.player(next).name.value) (\(next.symbol)) to move"
         }
         let winner = end.winner == 1 ? w.game.o.name.value : w.game.x.name.value
+        let loser = end.winner == 1 ? w.game.x.name.value : w.game.o.name.value
         switch end.how {
         case .line: return "\(winner) wins!"
-        case .full: return "Cat Wins!"
-        case .gaveUp: return end.winner == 0 ? "A draw: both gave up" : "\(winner) wins: the other gave up"
+        case .full: return "Cat Wins! (a draw)"
+        // Resigned, out of time or left (Protocol.md §14): the watched daemon does not say which.
+        case .gaveUp: return end.winner == 0 ? "A draw: both gave up" : "\(winner) wins: \(loser) gave up"
         case .noResult: return "Stopped without a result"
         }
     }

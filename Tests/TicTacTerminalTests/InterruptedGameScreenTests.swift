@@ -42,3 +42,28 @@ import TicTacWire
         #expect(OutputFormatter(style: .json).lines(for: event).joined().contains(#""seconds":600,"reason":"this program was stopped"#))
     }
 }
+
+/// Keys while the game waits for its peer (issue: "l adjourns" asked "Give this game up", and a
+/// cell pressed said "no game in progress" in place of the countdown).
+@Suite struct WaitingKeysTests {
+    @Test func lAdjournsWithoutAskingAndACellKeepsTheCountdown() throws {
+        var m = gameModel()
+        m.apply(.gameInterrupted(bob, seconds: 600, reason: "no answer for 5.0 seconds"))
+        let waitingText = m.notice?.text
+        #expect(m.key(.char("5")) == nil, "no move is sent while the game waits")
+        #expect(m.notice?.text == waitingText && m.notice?.title == "Connection lost", "the countdown stays")
+        m.notice = FullScreenModel.Notice(text: "someone watches", tone: .info)
+        #expect(m.key(.enter) == nil)
+        #expect(m.notice?.title == "Connection lost", "a key brings the countdown and its keys back")
+        #expect(m.key(.char("l")) == .lobby, "l adjourns: nothing is given away, so nothing is asked")
+        #expect(m.confirm == nil)
+    }
+
+    @Test func rStillAsksBeforeResigning() throws {
+        var m = gameModel()
+        m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
+        #expect(m.key(.char("r")) == nil)
+        #expect(m.confirm == .resign)
+        #expect(m.key(.char("y")) == .resign)
+    }
+}

@@ -52,6 +52,18 @@ import TicTacWire
         #expect(lines.joined().contains("ann wins!"))
     }
 
+    /// A game given up names who gave it up, on the screen and in the lines (it read "ben wins:
+    /// the other gave up").
+    @Test func aGameGivenUpNamesWhoGaveItUp() throws {
+        var w = try #require(WatchedBoard(game([4, 0]), from: server))
+        w.finish(WatchEnd(winner: 2, how: .gaveUp))
+        #expect(WatchScreen.status(of: w) == "ben wins: ann gave up")
+        let lines = WatchFormatter(json: false).ended(w, WatchEnd(winner: 2, how: .gaveUp))
+        #expect(lines.joined().contains("ben (X) wins: ann gave up (resigned, ran out of time or left)"))
+        w.finish(WatchEnd(winner: 0, how: .full))
+        #expect(WatchScreen.status(of: w) == "Cat Wins! (a draw)")
+    }
+
     @Test func aLargeBoardThatDoesNotFitSaysSo() throws {
         var screen = WatchScreen(color: false, unicode: false)
         screen.board = WatchedBoard(game([], rows: 20, cols: 20, k: 5), from: server)
