@@ -47,6 +47,8 @@ import Testing
         }
     }
 
+    /// The built-in bot at `easy` (about a second; at `perfect` its debug-build searches took
+    /// 40 s of the suite): tools/lan/test-engine plays it at its default.
     @Test func anEngineBotFinishesA15x15GameAgainstTheBuiltInBot() throws {
         let marker = "--fault-after \(Int.random(in: 100_000...999_999))" // never reached: no --fault
         let aLog = logPath("engine-a")
@@ -54,7 +56,7 @@ import Testing
                                    "--engine", "python3 \(Self.engine) \(marker)"], stderr: aLog)
         let port = try #require(a.await("ready", timeout: 30)?["port"] as? Int)
         let b = try TicTacProcess(["bot", "--name", "builtin", "--json", "--ephemeral", "--max-games", "1",
-                                   "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
+                                   "--level", "easy", "--rows", "15", "--cols", "15", "--k", "5", "--connect", "127.0.0.1:\(port)"])
         let ra = results(a, 1, timeout: 300), rb = results(b, 1, timeout: 30)
         #expect(ra.count == 1 && rb.count == 1, "the game finished")
         let agree = ["won": "lost", "lost": "won", "draw": "draw"]
