@@ -17,7 +17,7 @@ extension FullScreenModel {
                 switch result {
                 case .won: return "\(playerOne) Won!" + (resigned ? " (\(game.opponent.name) resigned)" : "")
                 case .lost: return "\(game.opponent.name) Won!" + (resigned ? " (\(playerOne) resigned)" : "")
-                case .draw: return "Cat Wins!"
+                case .draw: return "Cat Wins! (a draw)"
                 }
             }
         }
@@ -35,7 +35,7 @@ extension FullScreenModel {
             case (.lost, .left): return "Opponent Won! (you left: forfeit)"
             case (.won, _): return resigned ? "You Won! (your opponent resigned)" : "You Won!"
             case (.lost, _): return resigned ? "Opponent Won! (you resigned)" : "Opponent Won!"
-            case (.draw, _): return resigned ? "Cat Wins! (both resigned)" : "Cat Wins!"
+            case (.draw, _): return resigned ? "Cat Wins! (a draw: both resigned)" : "Cat Wins! (a draw)"
             }
         }
     }

@@ -300,7 +300,7 @@ public struct OutputFormatter: Sendable {
                 switch result {
                 case .won: s = "You Won!"
                 case .lost: s = "Opponent Won!"
-                case .draw: s = "Cat Wins!"
+                case .draw: s = "Cat Wins! (a draw)"
                 }
                 if let line { s += " (line \(line.map { String($0 + 1) }.joined(separator: "-")))" }
                 switch (ending, result) {

@@ -278,7 +278,7 @@ import TicTacTime
     @Test func aDrawIsSaidInTheBooksWords() {
         var m = gameModel()
         m.apply(.game(.gameOver(result: .draw, line: nil, resigned: false), opponent: bobOpponent))
-        #expect(m.statusText == "Cat Wins!")
+        #expect(m.statusText == "Cat Wins! (a draw)")
         #expect(screen(m).contains { $0.contains("Cat Wins!") })
     }
 

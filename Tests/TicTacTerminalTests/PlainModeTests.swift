@@ -99,7 +99,7 @@ import TicTacTime
         #expect(t(.opponentTurn) == "Opponent's Turn")
         #expect(t(.gameOver(result: .won, line: [0, 1, 2], resigned: false)) == "You Won! (line 1-2-3)")
         #expect(t(.gameOver(result: .lost, line: [2, 4, 6], resigned: false)) == "Opponent Won! (line 3-5-7)")
-        #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins!")
+        #expect(t(.gameOver(result: .draw, line: nil, resigned: false)) == "Cat Wins! (a draw)")
         #expect(t(.interrupted).hasPrefix("Peer Disconnected!"))
         #expect(t(.rolls(yours: 204_709, theirs: 790_923, moveTime: 0))
             == "You rolled 204709, bot (perfect) rolled 790923: the higher roll moves first; no move clock")
