@@ -53,7 +53,8 @@ struct PlayCommand: ParsableCommand {
         if hotseat, plain || json { throw ValidationError("--hotseat shares the full screen: drop --plain and --json") }
         if local, options.port != 0 { throw ValidationError("--local plays without a network, so it listens on no port; drop --port") }
         // An option that would do nothing in this mode is a mistake to say, not to ignore.
-        if level != nil, !local || hotseat { throw ValidationError("--level sets the bot of --local; drop it (or add --local)") }
+        if level != nil, hotseat { throw ValidationError("--level sets the bot of --local, and --hotseat has no bot: drop one of them") }
+        if level != nil, !local { throw ValidationError("--level sets the bot of --local; drop it (or add --local)") }
         if local, !hotseat, options.name != nil {
             throw ValidationError("--local plays without a network, where no one sees a name; drop --name (with --hotseat it names player 1)")
         }

@@ -210,6 +210,11 @@ import TicTacTime
         let named = try run(["play", "--local", "--hotseat", "--name", "ann", "--opponent-name", "ben"], input: "")
         #expect(named.status == 64 && named.err.contains("must be a terminal"), "\(named.err)")
         #expect(named.err.split(separator: "\n").count == 1)
+        // --level with --hotseat: the hot seat has no bot (it said "add --local" to a --local run).
+        let level = try run(["play", "--local", "--hotseat", "--level", "easy"], input: "")
+        #expect(level.status == 64 && level.err.contains("--hotseat has no bot") && !level.err.contains("add --local"), "\(level.err)")
+        let noLocal = try run(["play", "--level", "easy"], input: "")
+        #expect(noLocal.status == 64 && noLocal.err.contains("or add --local"), "\(noLocal.err)")
     }
 
     @Test func jsonPlainModeAgainstTheBot() throws {
