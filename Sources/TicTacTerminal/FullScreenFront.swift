@@ -24,6 +24,7 @@ public final class FullScreenFront: Front {
 
     private var model: FullScreenModel
     private let terminal: RawTerminal
+    private let output: Int32
     private var reactor: Reactor?
     private var renderPending = false
     /// Ticks the rematch countdown once a second while one runs.
@@ -43,6 +44,7 @@ public final class FullScreenFront: Front {
     /// - Parameters input, output: the terminal's descriptors.
     public init(color: Bool, hotSeat: Bool = false, playerOne: String? = nil, input: Int32 = STDIN_FILENO, output: Int32 = STDOUT_FILENO) {
         terminal = RawTerminal(input: input, output: output)
+        self.output = output
         model = FullScreenModel(color: color, unicode: RawTerminal.localeIsUTF8())
         model.hotSeat = hotSeat
         if let playerOne { model.playerOne = playerOne }
@@ -82,8 +84,14 @@ public final class FullScreenFront: Front {
     public func stop() {
         if let countdownTimer { reactor?.cancel(countdownTimer) }
         countdownTimer = nil
+        let wasStarted = started
         terminal.stop()
         reactor = nil
+        // On the main screen again: what the alternate one said about an unfinished game stays.
+        if wasStarted, let line = model.farewell {
+            let bytes = Array((line + "\n").utf8)
+            _ = bytes.withUnsafeBytes { write(output, $0.baseAddress, $0.count) }
+        }
     }
 
     /// One tick a second while the model counts down: to the next game, or a move clock.

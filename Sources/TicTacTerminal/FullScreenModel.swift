@@ -308,6 +308,18 @@ struct FullScreenModel {
 
     static let waitingTitle = "Connection lost"
 
+    /// The line left in the shell once the screen is gone: a networked game in play, or waiting
+    /// for its peer, is adjourned by quitting (Protocol.md §13), and this says how it comes back.
+    var farewell: String? {
+        guard me != nil, !hotSeat, let game else { return nil }
+        switch game.phase {
+        case .yourTurn, .opponentTurn: break
+        case .rolling, .over: return nil
+        }
+        return "Your game with \(game.opponent.name) is adjourned: it goes on the next time you both run tictac play"
+            + " (tictac history lists it)."
+    }
+
     /// Moves the selection one peer up (-1) or down (+1), within the list.
     mutating func select(step: Int) {
         selected = max(0, min(peers.count - 1, selected + step))

@@ -67,3 +67,18 @@ import TicTacWire
         #expect(m.key(.char("y")) == .resign)
     }
 }
+
+/// What stays in the shell after `q` (issue: nothing said the game was adjourned or how to get it back).
+@Suite struct FarewellTests {
+    @Test func quittingAGameInPlayLeavesALineAboutItsAdjournment() throws {
+        var m = gameModel()
+        #expect(m.farewell == "Your game with bob is adjourned: it goes on the next time you both run tictac play (tictac history lists it).")
+        m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
+        #expect(m.farewell != nil, "a game waiting for its peer is adjourned too")
+        m.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
+        #expect(m.farewell == nil, "a finished game leaves nothing to take up")
+        var lobby = FullScreenModel(color: false)
+        lobby.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        #expect(lobby.farewell == nil)
+    }
+}
