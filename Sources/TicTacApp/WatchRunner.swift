@@ -36,6 +36,9 @@ public final class WatchRunner {
     private var listed: [(server: PeerInfo, game: ListedGame)] = []
     /// Full screen (`config.fullScreen`, following a player): the board drawn, no lines written.
     private var screen: WatchFront<WatchScreen>?
+    /// The full screen's last line, and the one said in the shell when it could not watch.
+    private var lastLine: String?
+    private var farewell: String?
 
     /// How often to ask again when there is nothing to follow.
     static let retry: Duration = .seconds(2)
@@ -56,6 +59,8 @@ public final class WatchRunner {
     public func run(connectTo peers: [[SocketAddress]]) throws(NetError) {
         try lifecycle.start { [daemon, unowned self] deadline, done in
             screen?.stop()
+            // Why a full screen that could not watch went: said again on the main screen.
+            if let farewell { output.write(farewell) }
             daemon.leave(within: deadline, then: done)
         }
         daemon.onEvent = { [unowned self] event in handle(event) }
@@ -82,6 +87,7 @@ public final class WatchRunner {
     /// and the board (`board`) is drawn as it is.
     private func write(_ lines: [String]) {
         guard let screen else { return lines.forEach { output.write($0) } }
+        lastLine = lines.last ?? lastLine
         let board = self.board
         screen.update { s in
             s.board = board
@@ -92,6 +98,7 @@ public final class WatchRunner {
 
     private func quit(status: Int32? = nil) {
         if let status { self.status = status }
+        if status != nil, screen != nil { farewell = lastLine }
         lifecycle.quit()
     }
 
