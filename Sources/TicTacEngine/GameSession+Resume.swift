@@ -116,6 +116,7 @@ extension GameSession {
     public mutating func showResumed() {
         guard isPaused else { return }
         show(.gameStarted(piece: piece, first: piece == .o, size: size))
+        show(.score(score)) // the score so far (after a restart, the history's), not a fresh 0-0-0
         showBoard()
     }
 

@@ -169,6 +169,8 @@ extension GameSession {
         }
         startClock(ourTurn: first, now: now) // the exchange is dropped: a roll is never reused
         show(.gameStarted(piece: piece, first: first, size: size))
+        // A match that carries a score on (the history's): the front shows it from the first move.
+        if ourRound == 1, score != Score() { show(.score(score)) }
         show(first ? .yourTurn : .opponentTurn)
     }
 

@@ -135,7 +135,8 @@ struct FullScreenModel {
             // "ben declined" means nothing once ben is gone; "Peer Disconnected!" is why the game
             // vanished, and a peer that quits is lost right after it: that one stays until ben is back.
             if notice?.about == p.id, notice?.tone != .alert { notice = nil }
-            if scoreOpponent == p.id { score = Score() } // gone: the daemon forgets it too
+            // Gone: a new match starts from the daemon's score; a finished game left on screen keeps its own.
+            if scoreOpponent == p.id, game?.opponent.id != p.id { score = Score() }
             if keep == p.id {
                 selected = min(index, max(0, peers.count - 1))
             } else {
