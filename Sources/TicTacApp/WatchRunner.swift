@@ -39,6 +39,8 @@ public final class WatchRunner {
     /// The full screen's last line, and the one said in the shell when it could not watch.
     private var lastLine: String?
     private var farewell: String?
+    /// Why the player's daemon last stopped our watch (its game over, none yet).
+    private var lastStop: WatchStopReason?
 
     /// How often to ask again when there is nothing to follow.
     static let retry: Duration = .seconds(2)
@@ -155,6 +157,7 @@ public final class WatchRunner {
         server = peer
         switch update {
         case let .game(g):
+            lastStop = nil
             if let b = board, b.end == nil { write(format.ended(b, WatchEnd(winner: 0, how: .noResult))) }
             board = WatchedBoard(g, from: peer)
             if let board { write(format.started(board)) } else { write([format.notice("a game tictac cannot show")]) }
@@ -173,7 +176,9 @@ public final class WatchRunner {
             board = b
             write(format.ended(b, e))
         case let .stopped(reason):
-            write(format.stopped(peer, reason))
+            // Asked again every 2 s while the player is not playing: said once until it changes.
+            if reason != lastStop { write(format.stopped(peer, reason)) }
+            lastStop = reason
             switch reason {
             case .off, .full: quit(status: WatchApp.unavailableStatus)
             case .noGame, .over, .stopped: again()
