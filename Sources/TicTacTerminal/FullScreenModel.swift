@@ -199,6 +199,8 @@ struct FullScreenModel {
             waiting = nil
             notice = Notice(text: resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on",
                             tone: .info, about: p.id)
+            // Its start follows and would clear the notice: the resume is said over the board.
+            if !resigned { carriedNote = notice?.text }
         case let .gameAdjourned(p):
             waiting = nil
             if game?.opponent.id == p.id { game = nil }

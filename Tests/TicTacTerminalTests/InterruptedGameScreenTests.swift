@@ -82,3 +82,22 @@ import TicTacWire
         #expect(lobby.farewell == nil)
     }
 }
+
+/// A resumed game says so over its board (issue: after a restart, or from the lobby, the screen
+/// only said "Your Turn").
+@Suite struct ResumedNoticeTests {
+    @Test func aResumedGameSaysItGoesOnOverItsBoard() throws {
+        var m = FullScreenModel(color: false)
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        m.apply(.peerFound(bob))
+        m.apply(.gameResumed(bob, resigned: false)) // after a restart: no game was on screen
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bobOpponent))
+        m.apply(.game(.yourTurn, opponent: bobOpponent))
+        #expect(m.notice?.text == "bob is back: the game goes on")
+        #expect(m.statusText?.hasPrefix("Your Turn") == true)
+        // The next game's start says nothing of it.
+        m.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
+        m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: bobOpponent))
+        #expect(m.notice?.text != "bob is back: the game goes on")
+    }
+}
