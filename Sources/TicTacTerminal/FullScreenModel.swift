@@ -94,6 +94,8 @@ struct FullScreenModel {
     var cursor = 0
     /// Score against the current opponent.
     var score = Score()
+    /// How many watch our games now (the daemon says when it changes).
+    var watchers = 0
     /// Whose score `score` is: the daemon keeps it per peer while that peer stays connected.
     var scoreOpponent: ID128?
 
@@ -229,7 +231,9 @@ struct FullScreenModel {
         case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
         case let .watchers(n):
-            notice = Notice(text: OutputFormatter.watchersText(n, undo: "w in the lobby"), tone: .info)
+            watchers = n // on the score line; a notice only where it hides no lasting state
+            let lasting = waiting != nil || notice?.about != nil || notice?.tone == .alert
+            if !lasting { notice = Notice(text: OutputFormatter.watchersText(n, undo: "w in the lobby"), tone: .info) }
         case .rematch, .moveClock:
             break // plain mode's line; the screen counts down from game-over itself
         case let .game(g, opponent):

@@ -118,7 +118,8 @@ extension FullScreenModel {
     private func scoreLine(_ game: Game) -> ScreenLine {
         hotSeat
             ? ScreenLine(Self.margin + "Score: \(playerOne) \(score.won)  \(game.opponent.name) \(score.lost)  drawn \(score.drawn)")
-            : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)")
+            : ScreenLine(Self.margin + "Score: won \(score.won)  lost \(score.lost)  drawn \(score.drawn)"
+                         + (watchers > 0 ? "    \(watchers) watching" : ""))
     }
 
     private func style(of piece: Piece) -> TextStyle {

@@ -16,4 +16,17 @@ import TicTacWire
         #expect(OutputFormatter(style: .json).lines(for: OutputEvent(.watchers(0)))
                 == [#"{"event":"notice","message":"Nobody watches your games now"}"#])
     }
+
+    /// A watcher's coming hides no lasting state (issue: it replaced the lost-connection countdown
+    /// and its keys): the count is on the score line, the countdown keeps its place.
+    @Test func theCountGoesOnTheScoreLineAndTheCountdownStays() {
+        var m = gameModel()
+        m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
+        m.apply(OutputEvent(.watchers(2)))
+        #expect(m.notice?.title == "Connection lost", "the countdown and its keys stay")
+        #expect(m.lines(width: 80, height: 24).contains { $0.contains("2 watching") }, "the score line counts them")
+        m.apply(.gameResumed(bob, resigned: false))
+        m.apply(OutputEvent(.watchers(1)))
+        #expect(m.notice?.text == "bob is back: the game goes on", "a notice about the game is not replaced either")
+    }
 }
