@@ -42,6 +42,16 @@ public enum HistoryApp {
         if config.json { return write(JSON.array(games.map(json)).serialized) }
         if games.isEmpty { return write("No games recorded\(config.peer.map { " against \($0)" } ?? "").") }
         for game in games { write(text(game)) }
+        let scores = try AppFailure.attempt(.noInput, nil) { try store.scores() }
+        write(totals(peer.map { [scores[$0] ?? Score()] } ?? Array(scores.values), against: config.peer))
+    }
+
+    /// The score over every finished game (those listed or not), against one peer or all.
+    static func totals(_ scores: [Score], against peer: String?) -> String {
+        let won = scores.reduce(0) { $0 + $1.won }, lost = scores.reduce(0) { $0 + $1.lost }
+        let drawn = scores.reduce(0) { $0 + $1.drawn }
+        return "Score\(peer.map { " against \($0)" } ?? ""): won \(won), lost \(lost), drawn \(drawn)"
+            + " (\(won + lost + drawn) finished game\(won + lost + drawn == 1 ? "" : "s"))"
     }
 
     /// The one peer `text` names: an id or a prefix of 4 or more hex digits, else a name.
@@ -92,7 +102,8 @@ public enum HistoryApp {
             ("peer", .object([("id", .string(g.peerID.description)), ("name", .string(g.peerName))])),
             ("rows", .int(g.rows)), ("cols", .int(g.cols)), ("k", .int(g.k)),
             ("started", .string(timestamp(g.startedAt, iso: true))),
-            ("ended", g.endedAt.map { .string(timestamp($0, iso: true)) } ?? .null),
+            // An interrupted or adjourned game has not ended, whatever time its row keeps.
+            ("ended", g.state == .finished || g.state == .void ? g.endedAt.map { .string(timestamp($0, iso: true)) } ?? .null : .null),
             ("state", .string(g.state.rawValue)),
             ("result", g.result.map { .string($0.rawValue) } ?? .null),
             ("ending", g.ending.map { .string($0) } ?? .null),
