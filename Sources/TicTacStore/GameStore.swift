@@ -31,6 +31,32 @@ public final class GameStore {
         }
     }
 
+    /// Opens the store at `path` to read it only (tictac history): nothing is written, so a
+    /// copy the user cannot write opens too. A store of an older schema is brought up to date
+    /// first (that writes); one of a newer schema is refused.
+    public init(readingAt path: String) throws(StoreError) {
+        self.path = path
+        do {
+            var c = Configuration()
+            c.readonly = true
+            c.busyMode = .timeout(0.2)
+            let reader = try DatabaseQueue(path: path, configuration: c)
+            let migrator = Schema.migrator
+            let (unknown, current) = try reader.read { db in
+                (try migrator.appliedIdentifiers(db).subtracting(migrator.migrations), try migrator.hasCompletedMigrations(db))
+            }
+            if !unknown.isEmpty { throw StoreError.newerSchema(path, unknown: Array(unknown)) }
+            if current {
+                db = reader
+            } else {
+                db = try DatabaseQueue(path: path, configuration: Self.configuration(maxPages: nil))
+                try Self.migrate(db, path: path)
+            }
+        } catch {
+            throw StoreError.from(error, path: path)
+        }
+    }
+
     /// A store in memory, gone with the process (tests, `--ephemeral`). `maxPages` as for a
     /// file; `template`: starts as a copy of that store (migrated once, copied for many).
     public init(maxPages: Int? = nil, copying template: GameStore? = nil) throws(StoreError) {

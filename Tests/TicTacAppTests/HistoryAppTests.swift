@@ -51,7 +51,17 @@ import TicTacWire
         var config = HistoryConfiguration()
         config.stateDirectory = dir
         var lines: [String] = []
+        // It only reads: the database and its log are as they were (it wrote its schema on each run).
+        func files() -> [String] {
+            ["", "-wal", "-shm"].map { suffix in
+                var info = stat()
+                guard stat(dir + "/history.sqlite" + suffix, &info) == 0 else { return "none" }
+                return "\(info.st_size) \(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+            }
+        }
+        let before = files()
         try HistoryApp.run(config, write: { lines.append($0) })
+        #expect(files() == before, "tictac history wrote to the store")
         #expect(lines.count == 3 && lines.last == "Score: won 1, lost 0, drawn 0 (1 finished game)", "\(lines)")
         #expect(lines.first?.contains("adjourned") == true)
         config.json = true
