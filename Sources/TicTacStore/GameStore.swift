@@ -40,7 +40,10 @@ public final class GameStore {
             var c = Configuration()
             c.readonly = true
             c.busyMode = .timeout(0.2)
-            let reader = try DatabaseQueue(path: path, configuration: c)
+            // A store in WAL mode whose -shm file is gone and cannot be made (a read-only copy):
+            // read as immutable, since no writer can be there.
+            let reader = try (try? Self.readable(DatabaseQueue(path: path, configuration: c)))
+                ?? DatabaseQueue(path: "file:" + Self.uriEscaped(path) + "?immutable=1", configuration: c)
             let migrator = Schema.migrator
             let (unknown, current) = try reader.read { db in
                 (try migrator.appliedIdentifiers(db).subtracting(migrator.migrations), try migrator.hasCompletedMigrations(db))
@@ -55,6 +58,18 @@ public final class GameStore {
         } catch {
             throw StoreError.from(error, path: path)
         }
+    }
+
+    /// A path as the path of an SQLite URI (`%`, `?` and `#` escaped).
+    private static func uriEscaped(_ path: String) -> String {
+        path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
+    }
+
+    /// `queue`, once a first read through it has worked.
+    private static func readable(_ queue: DatabaseQueue) throws -> DatabaseQueue {
+        _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        return queue
     }
 
     /// A store in memory, gone with the process (tests, `--ephemeral`). `maxPages` as for a
