@@ -96,8 +96,16 @@ extension FullScreenModel {
     /// its last 10 seconds; nil without a clock.
     var clockText: String? {
         guard let game, let left = game.clockLeft, game.moveTime > 0 else { return nil }
-        guard game.moveTime < 60 || left <= 10 else { return nil }
-        return "\(left) s"
+        return left >= 60 ? "\(left / 60):\(left % 60 < 10 ? "0" : "")\(left % 60)" : "\(left) s"
+    }
+
+    /// The last 10 s of a running move clock: the status line says them in a warning colour.
+    var clockRunningOut: Bool {
+        guard let game, let left = game.clockLeft, game.moveTime > 0 else { return false }
+        switch game.phase {
+        case .yourTurn, .opponentTurn: return left <= 10
+        case .rolling, .over: return false
+        }
     }
 
     /// "ben played c3" (3 x 3: "ben played 5") while the game goes on.

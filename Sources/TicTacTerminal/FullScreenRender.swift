@@ -237,6 +237,8 @@ extension FullScreenModel {
         if let game, let status = statusText {
             let style: TextStyle = switch game.phase {
             case .rolling: .warn
+            case .yourTurn where clockRunningOut: .bad
+            case .opponentTurn where clockRunningOut: .warn
             case .yourTurn: .good
             case .opponentTurn: hotSeat ? .good : .bold
             case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn

@@ -96,7 +96,7 @@ import TicTacTime
                 #expect(lines.count == 14)
                 #expect(boardRowNumbers(lines) == Array(1...rows), "\(rows)x\(cols): \(lines)")
                 #expect(lines.contains { $0.contains(" a  b  c") }, "\(rows)x\(cols)")
-                #expect(lines.contains { $0 == "  Your Turn" }, "\(rows)x\(cols)")
+                #expect(lines.contains { $0 == "  Your Turn · 2:00" }, "\(rows)x\(cols)")
                 #expect(lines[13].hasSuffix("q quit"), "\(rows)x\(cols)")
                 #expect(!lines.contains { $0.contains("enlarge") })
             }
@@ -139,7 +139,7 @@ import TicTacTime
         expectFits(m, width: 40, height: 14)
         #expect(boardRowNumbers(lines).isEmpty, "\(lines)")
         #expect(words(lines).contains("enlarge the window to 41 x 16"), "\(lines)")
-        #expect(lines.contains { $0 == "  Your Turn" })
+        #expect(lines.contains { $0 == "  Your Turn · 2:00" })
         #expect(lines[13].hasSuffix("q quit"))
         // At the size it names, the whole board shows.
         #expect(boardRowNumbers(screen(m, 41, 16)) == Array(1...12))
@@ -159,7 +159,7 @@ import TicTacTime
         #expect(classic[3].isEmpty)
         #expect(classic[4].contains("│"))
         #expect(classic[5].contains("1  │  2  │  3"))
-        #expect(classic[16] == "  Your Turn")
+        #expect(classic[16] == "  Your Turn · 2:00")
         #expect(classic[17] == "  You rolled 773028, bob rolled 385698; 120 s per move")
         #expect(classic[23].hasSuffix("q quit"))
         // 7 x 7: the board under a blank line, a blank line, the status, the notice.
@@ -167,7 +167,7 @@ import TicTacTime
         #expect(seven[3].isEmpty)
         #expect(boardRowNumbers(seven) == Array(1...7))
         #expect(seven[12].isEmpty)
-        #expect(seven[13] == "  Your Turn")
+        #expect(seven[13] == "  Your Turn · 2:00")
         #expect(seven[14].hasPrefix("  You rolled 773028"))
     }
 

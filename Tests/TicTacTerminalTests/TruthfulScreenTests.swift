@@ -30,13 +30,22 @@ import TicTacWire
         #expect(m.statusText == "Opponent's Turn · 15 s") // the peer's turn has its own clock
     }
 
-    @Test func aLongMoveClockShowsInItsLastTenSeconds() {
+    /// A long clock shows all along, as minutes and seconds, and its last 10 s in a warning
+    /// colour (issue: at 120 s it showed only in its last 10 s, in the usual colour).
+    @Test func aLongMoveClockShowsAllAlongAndWarnsInItsLastTenSeconds() {
         var m = clockModel(120)
-        #expect(m.statusText == "Your Turn")
-        for _ in 0..<109 { m.tick() }
-        #expect(m.statusText == "Your Turn")
+        m.color = true
+        #expect(m.statusText == "Your Turn · 2:00")
+        #expect(!m.clockRunningOut)
+        for _ in 0..<55 { m.tick() }
+        #expect(m.statusText == "Your Turn · 1:05")
+        for _ in 0..<54 { m.tick() }
+        #expect(m.statusText == "Your Turn · 11 s" && !m.clockRunningOut)
+        let calm = m.lines(width: 80, height: 24).first { $0.contains("Your Turn") }
         m.tick()
-        #expect(m.statusText == "Your Turn · 10 s")
+        #expect(m.statusText == "Your Turn · 10 s" && m.clockRunningOut)
+        let warned = m.lines(width: 80, height: 24).first { $0.contains("Your Turn") }
+        #expect(calm != nil && warned != nil && calm?.prefix(12) != warned?.prefix(12), "another colour: \(String(describing: calm)) \(String(describing: warned))")
         #expect(clockModel(0).statusText == "Your Turn") // no clock, nothing to show
         #expect(!clockModel(0).ticking)
     }
