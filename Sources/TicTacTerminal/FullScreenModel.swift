@@ -323,6 +323,9 @@ struct FullScreenModel {
         case .yourTurn, .opponentTurn: break
         case .rolling, .over: return nil
         }
+        // A peer that keeps no games (no `resume` capability) takes a game left as given up (§8).
+        let kept = waiting != nil || peers.first { $0.id == game.opponent.id }?.capabilities.contains(.resume) == true
+        guard kept else { return "You left your game with \(game.opponent.name): it counts as a loss (its tictac keeps no games)." }
         return "Your game with \(game.opponent.name) is adjourned: it goes on the next time you both run tictac play"
             + " (tictac history lists it)."
     }

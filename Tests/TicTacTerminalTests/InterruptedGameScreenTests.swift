@@ -72,6 +72,10 @@ import TicTacWire
 @Suite struct FarewellTests {
     @Test func quittingAGameInPlayLeavesALineAboutItsAdjournment() throws {
         var m = gameModel()
+        #expect(m.farewell == "You left your game with bob: it counts as a loss (its tictac keeps no games).", "bob keeps no games")
+        var keeper = bob
+        keeper.capabilities.insert(.resume)
+        m.apply(.peerUpdated(keeper))
         #expect(m.farewell == "Your game with bob is adjourned: it goes on the next time you both run tictac play (tictac history lists it).")
         m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
         #expect(m.farewell != nil, "a game waiting for its peer is adjourned too")
