@@ -40,10 +40,14 @@ public final class GameStore {
             var c = Configuration()
             c.readonly = true
             c.busyMode = .timeout(0.2)
-            // A store in WAL mode whose -shm file is gone and cannot be made (a read-only copy):
-            // read as immutable, since no writer can be there.
-            let reader = try (try? Self.readable(DatabaseQueue(path: path, configuration: c)))
-                ?? DatabaseQueue(path: "file:" + Self.uriEscaped(path) + "?immutable=1", configuration: c)
+            let reader: DatabaseQueue
+            do {
+                reader = try Self.readable(DatabaseQueue(path: path, configuration: c))
+            } catch let error as DatabaseError where [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(error.resultCode.primaryResultCode) {
+                // A WAL store whose -shm is gone and cannot be made (a read-only copy): no writer
+                // can be there, so it is read as immutable. Any other failure (busy) is told.
+                reader = try DatabaseQueue(path: "file:" + Self.uriEscaped(path) + "?immutable=1", configuration: c)
+            }
             let migrator = Schema.migrator
             let (unknown, current) = try reader.read { db in
                 (try migrator.appliedIdentifiers(db).subtracting(migrator.migrations), try migrator.hasCompletedMigrations(db))
