@@ -65,6 +65,8 @@ public struct DaemonSettings: Sendable {
     public var spectators = true
     /// Every random draw from this seed (a test option), else the system's.
     public var seed: UInt64?
+    /// Append each version-2 link's traffic keys here (`--key-log`, `TICTAC_KEYLOG`).
+    public var keyLogFile: String?
     public var discovery: DiscoverySettings
     public var log: LogSettings
 

@@ -99,11 +99,14 @@ struct DaemonSetup {
         config.maxHandshakesPerAddressPerSecond = settings.maxHandshakesPerAddress
         config.maxHandshakesPerPrefixPerSecond = settings.maxHandshakesPerAddress * 4
         if settings.spectators, bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.spectators) }
+        let keyLog = try settings.keyLogFile.map { path throws(AppFailure) in try KeyLogFile(path: path) }
+        config.logsKeys = keyLog != nil
         let port = settings.port
         let daemon = try AppFailure.attempt(.unavailable, "cannot listen on TCP port \(port)") {
             try Daemon(reactor: reactor, config: config, port: port)
         }
         daemon.maxLinksPerAddress = settings.maxLinksPerAddress
+        if let keyLog { daemon.onKeys = { keyLog.append($0) } }
         let logger = Logger(label: "tictac.daemon")
         daemon.onLog = { logger.notice("\($0)") }
         if let state, state.store != nil {

@@ -24,6 +24,8 @@ public final class Daemon {
     /// facts together, before any of that turn's frames leave. False when they could not be
     /// stored: that turn's frames to those peers are not sent (`DaemonInput.historyFailed`).
     public var onRecord: ([GameFactRecord]) -> Bool = { _ in true }
+    /// A version-2 link's traffic keys, for the key log (`DaemonConfig.logsKeys`).
+    public var onKeys: (LinkKeys) -> Void = { _ in }
     /// A turn's facts being stored (kept between turns for its capacity).
     private var records: [GameFactRecord] = []
     /// The raw-bytes tap: every link's bytes in and out, stamped with the reactor's time.
@@ -329,6 +331,8 @@ public final class Daemon {
             case let .think(job):
                 sendBatch()
                 think(job)
+            case let .keys(keys):
+                onKeys(keys) // before the link's first sealed frame leaves
             case let .engine(request):
                 sendBatch()
                 engineHost?.handle(request)
@@ -351,7 +355,7 @@ public final class Daemon {
                 switch consume action {
                 case let .event(event): onEvent(event)
                 case let .log(line): onLog(line)
-                case .send, .close, .dial, .think, .engine, .record, .boundQueue: break // carried out in the first pass
+                case .send, .close, .dial, .think, .engine, .record, .boundQueue, .keys: break // carried out in the first pass
                 }
             }
         }

@@ -79,7 +79,7 @@ final class LateFrames {
             case let .boundQueue(id, maxBytes):
                 flush()
                 connection(id)?.maxQueuedBytes = maxBytes
-            case .event, .log, .dial, .think, .engine, .record:
+            case .event, .log, .dial, .think, .engine, .record, .keys:
                 break // never late (Outbox puts only frames and closes there)
             }
             start += 1

@@ -117,6 +117,8 @@ public struct DaemonConfig {
     public var restoredEnds: [RestoredEnd] = []
     /// Our games may be watched (Protocol.md §14; `--no-spectators` clears it).
     public var spectators = true
+    /// Each version-2 link's traffic keys go out as `DaemonAction.keys` (`--key-log`).
+    public var logsKeys = false
     /// Watchers served at most per game, and in all (Protocol.md §14: more are told `full`).
     public var maxWatchersPerGame = 16
     public var maxWatchers = 64

@@ -29,6 +29,8 @@ public enum DaemonAction: Sendable, Equatable {
     /// Ask the external engine for a move, or stop a match's engine (`DaemonConfig.engine`);
     /// a turn is answered with `engineAnswered`. Turns of different links run side by side.
     case engine(EngineRequest)
+    /// Append this link's traffic keys to the key log (`DaemonConfig.logsKeys`, `--key-log`).
+    case keys(LinkKeys)
 }
 
 /// An unfinished game rebuilt from the history (`DaemonConfig.restored`).

@@ -77,7 +77,12 @@ struct Handshake {
             let them = HandshakeTranscript.Side(id: hello.instanceID, nonce: hello.nonce, ephemeralKey: theirs)
             let session = HandshakeTranscript.session(version: version, dialler: link.outgoing ? us : them,
                                                       acceptor: link.outgoing ? them : us)
-            link.session.pendingCipher = SessionKeys.derive(sharedSecret: secret, session: session).cipher(dialler: link.outgoing)
+            let keys = SessionKeys.derive(sharedSecret: secret, session: session)
+            link.session.pendingCipher = keys.cipher(dialler: link.outgoing)
+            if config.logsKeys {
+                outbox.append(.keys(LinkKeys(diallerEphemeralKey: link.outgoing ? ephemeral.publicKey : theirs,
+                                             diallerToAcceptor: keys.diallerToAcceptor, acceptorToDialler: keys.acceptorToDialler)))
+            }
         }
         link.session.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
         link.session.handshake = .awaitingProof(hello, version: version, heir: nil)

@@ -59,14 +59,14 @@ struct SessionKeys: Equatable {
 /// ChaCha20-Poly1305 on a ready version-2 link (Protocol.md §4, "The authenticated stream"):
 /// one key and one 64-bit frame counter per direction. A counter never repeats: the value
 /// 2^64 - 1 is never used, the link closes instead.
-struct LinkCipher {
+public struct LinkCipher {
     private let sealKey: SymmetricKey
     private let openKey: SymmetricKey
     /// The counter of the next frame we seal, and of the next we open.
     var sealCounter: UInt64 = 0
     var openCounter: UInt64 = 0
 
-    init(sealKey: [UInt8], openKey: [UInt8]) {
+    public init(sealKey: [UInt8], openKey: [UInt8]) {
         self.sealKey = SymmetricKey(data: sealKey)
         self.openKey = SymmetricKey(data: openKey)
     }
@@ -91,7 +91,7 @@ struct LinkCipher {
 
     /// The plain frame inside a sealed one, or nil when it does not open (altered, injected,
     /// replayed, reordered, or sealed with another key).
-    mutating func open(_ frame: Frame) -> Frame? {
+    public mutating func open(_ frame: Frame) -> Frame? {
         let n = frame.payload.count
         guard openCounter < UInt64.max, n >= SealedFrame.tagLength else { return nil }
         let header = SealedFrame.header(version: frame.version, type: frame.type, flags: frame.flags, sealedLength: n)

@@ -37,6 +37,8 @@ public struct DaemonReplay {
     private var readers: [LinkID: FrameReader] = [:]
     private var peers: [LinkID: Endpoint] = [:]
     private var peerIDs: [LinkID: ID128] = [:]
+    /// The capabilities our daemon's captured HELLO offered.
+    private var captured: Capabilities?
 
     public init(_ daemon: ReplayedDaemon) throws(ReplayError) {
         self.daemon = daemon
@@ -69,6 +71,9 @@ public struct DaemonReplay {
         var links = 0
         for conn in capture.connections {
             guard let weAreClient = ourSide(of: conn) else { continue }
+            // What the captured daemon offered: the options of its command line that the seed
+            // does not give (spectators, claims, resume), as its HELLO shows them.
+            if captured == nil { captured = Self.firstHello(conn.bytes(fromClient: weAreClient))?.capabilities }
             links += 1
             let id = links
             let peer = weAreClient ? conn.server : conn.client
@@ -117,7 +122,13 @@ public struct DaemonReplay {
     /// which it diverged, if it did there.
     private mutating func pass(_ inputs: [(time: Int64, input: Input)], links: Int) -> (ReplayReport, Int?) {
         // A fresh config too: its random source is a sequence, and a pass starts it over.
-        core = DaemonCore(config: (try? daemon.config()) ?? config)
+        var fresh = (try? daemon.config()) ?? config
+        fresh.logsKeys = true // the keys it derives go to the report (ReplayReport.keys)
+        if let captured {
+            fresh.capabilities = captured
+            fresh.spectators = captured.contains(.spectators)
+        }
+        core = DaemonCore(config: fresh)
         report = ReplayReport()
         report.links = links
         produced = [:]; expected = [:]; closed = []; diverged = []; readers = [:]
@@ -193,6 +204,8 @@ public struct DaemonReplay {
                     report.events.append(e)
                 case .dial:
                     break // a dial shows in the capture as its own connection
+                case let .keys(k):
+                    report.keys.append(k)
                 case .log, .record, .boundQueue:
                     break // the operator's log, the history, a queue's bound: nothing on the wire
                 case let .think(job):
@@ -218,7 +231,9 @@ public struct DaemonReplay {
             }
             guard have.count < want.count, tried != have.count else { return }
             tried = have.count
-            guard let frame = Self.frame(in: want, at: have.count), let message = try? Message(frame: frame),
+            // A sealed frame's type is in clear: a LEAVE (no fields) is known without opening it.
+            guard let frame = Self.frame(in: want, at: have.count),
+                  let message = (try? Message(frame: frame)) ?? (frame.type == Message.Kind.leave.rawValue ? .leave : nil),
                   command(for: message, on: id, now: now) else { return }
             drain(now: now)
         }

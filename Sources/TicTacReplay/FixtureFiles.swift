@@ -23,7 +23,8 @@ public func readWholeFile(_ path: String, limit: Int = 64 << 20) throws(CaptureE
 extension ReplayedDaemon {
     /// Parses one line of a fixture's `.daemons` file:
     /// `seed=N name=NAME [bot=LEVEL] [rows=R cols=C k=K] [move-time=S] [peer-timeout=S] [nodes=N]
-    /// [version=V]` (V: the highest protocol version the captured daemon spoke; 1 if absent).
+    /// [version=V] [max-games=N]` (V: the highest protocol version the captured daemon spoke; 1 if
+    /// absent. N: a bot's `--max-games`, which ends its last match with CANCEL in version 2).
     public init(line: String) throws(ReplayError) {
         var fields: [String: String] = [:]
         for word in line.split(separator: " ") {
@@ -50,6 +51,7 @@ extension ReplayedDaemon {
         self.init(seed: seed, name: name, bot: bot, size: size, moveTime: .seconds(try int("move-time", 120)),
                   peerTimeout: .seconds(try int("peer-timeout", 5)), botNodes: try int("nodes", Bot.defaultSearchNodes),
                   maxVersion: UInt8(clamping: try int("version", 1)))
+        if fields["max-games"] != nil { maxGames = try int("max-games", 0) }
     }
 
     /// Every daemon of a `.daemons` file (blank lines and `#` comments skipped).

@@ -55,6 +55,12 @@ public enum Narrator {
         }
         for d in capture.datagrams { DatagramTeller.tell(d, add) }
         for c in capture.connections { connection(c, add) }
+        if let cut = capture.cutShort {
+            let times = capture.connections.flatMap { $0.events.map(\.time) + [$0.established] } + capture.datagrams.map(\.time)
+                + capture.skipped.map(\.time) + capture.others.map(\.time)
+            add(capture.packetCount, times.max() ?? t0, "cut-capture", [("where", .string(cut))],
+                "the capture file ends inside a packet (\(cut)): told up to the packet before it", .abnormal)
+        }
         return stories.sorted { ($0.packet, $0.order) < ($1.packet, $1.order) }.map(\.story)
     }
 
@@ -78,7 +84,7 @@ public enum Narrator {
             "connection \(link)\(c.sawSYN ? "" : " (already open when the capture started)")", .normal)
         var readers = [FrameReader(), FrameReader()]
         var offsets = [0, 0], failed = [false, false]
-        var left = [false, false], cut = [false, false], sealed = [false, false], proved = [false, false]
+        var left = [false, false], cut = [false, false], sealed = [false, false], proved = [false, false], told = [false, false]
         var hellos: [Hello?] = [nil, nil]
         var closed = false
         var game = GameTracker(names: [c.client.description, c.server.description])
@@ -98,7 +104,13 @@ public enum Narrator {
                     // it only HELLO, PROOF and ERROR go, so any other version-2 frame is sealed, even
                     // when the capture began after the handshake.
                     let clear: Set<UInt8> = [Message.Kind.hello.rawValue, Message.Kind.proof.rawValue, Message.Kind.error.rawValue]
-                    let seal = (Self.negotiated(hellos) ?? 1) >= 2 && proved[side] || frame.version >= 2 && !clear.contains(frame.type)
+                    let opened = frame.flags & Frame.openedFlag != 0 // by the key log (OpenedStreams)
+                    let seal = !opened && ((Self.negotiated(hellos) ?? 1) >= 2 && proved[side] || frame.version >= 2 && !clear.contains(frame.type))
+                    if opened, !told[side] {
+                        told[side] = true
+                        add(e.packet, e.time, "opened", [("from", .string(who)), ("version", .int(Int(frame.version)))],
+                            "\(who): sealed (protocol version \(frame.version)): opened with the key log", .normal)
+                    }
                     guard let message = seal ? nil : try? Message(frame: frame) else {
                         if frame.version >= 2 && frame.type != Message.Kind.hello.rawValue {
                             sealed[side] = true

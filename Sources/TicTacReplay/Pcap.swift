@@ -39,11 +39,14 @@ public struct CapturedPacket: Sendable, Equatable {
 public struct PcapFile: Sendable {
     public var linkType: UInt32
     public var packets: [CapturedPacket]
+    /// The file ends inside a record (a capture stopped mid-write): the records before it are
+    /// read, and this says where and how it was cut.
+    public var cutShort: String?
 
     /// The largest record we accept: a hostile length must not allocate gigabytes.
     static let maxRecord = 256 * 1024
 
-    /// Parses a whole file.
+    /// Parses a whole file; one whose last record is cut short is read up to that record.
     public init(bytes: [UInt8]) throws(CaptureError) {
         guard bytes.count >= 4 else { throw .notPcap("\(bytes.count) bytes, fewer than a magic number") }
         let magicBE = Self.u32(bytes, 0, bigEndian: true)
@@ -63,7 +66,8 @@ public struct PcapFile: Sendable {
         var at = 24
         while at < bytes.count {
             guard bytes.count - at >= 16 else {
-                throw .truncated("record \(packets.count + 1) at offset \(at): header cut after \(bytes.count - at) of 16 bytes")
+                cutShort = "record \(packets.count + 1) at offset \(at): header cut after \(bytes.count - at) of 16 bytes"
+                break
             }
             let seconds = Int64(Self.u32(bytes, at, bigEndian: bigEndian))
             let fraction = Int64(Self.u32(bytes, at + 4, bigEndian: bigEndian))
@@ -77,7 +81,8 @@ public struct PcapFile: Sendable {
             }
             at += 16
             guard bytes.count - at >= included else {
-                throw .truncated("record \(packets.count + 1) at offset \(at - 16): \(bytes.count - at) of \(included) bytes")
+                cutShort = "record \(packets.count + 1) at offset \(at - 16): \(bytes.count - at) of \(included) bytes"
+                break
             }
             packets.append(CapturedPacket(time: seconds * 1_000_000_000 + fraction * (nanos ? 1 : 1000),
                                           data: Array(bytes[at..<(at + included)]), originalLength: original))

@@ -18,6 +18,8 @@ public struct ReplayedDaemon: Sendable {
     /// The highest protocol version the captured daemon spoke: the replay offers no more, so
     /// it sends the captured HELLO again (a version-1 capture stays version 1).
     public var maxVersion: UInt8
+    /// A bot's `--max-games` when the fixture gives it (`DaemonConfig.maxBotGames`).
+    public var maxGames: Int?
 
     public init(seed: UInt64, name: String, bot: BotLevel? = nil, size: BoardSize = .classic,
                 moveTime: Duration = .seconds(120), peerTimeout: Duration = .seconds(5),
@@ -43,6 +45,7 @@ public struct ReplayedDaemon: Sendable {
         config.moveTime = moveTime
         config.deadAfter = peerTimeout
         config.botNodes = botNodes
+        config.maxBotGames = maxGames
         config.versions = ProtocolVersion.supported.lowerBound...max(ProtocolVersion.supported.lowerBound, maxVersion)
         if maxVersion >= 2 { config.capabilities.insert(.resume) } // every version-2 daemon can resume
         return config
@@ -84,6 +87,8 @@ public struct ReplayReport: Sendable {
     public var events: [DaemonEvent] = []
     /// The player commands read off its frames, in order (`leave` for LEAVE).
     public var commands: [String] = []
+    /// The traffic keys of its version-2 links, as it derived them (what `--key-log` writes).
+    public var keys: [LinkKeys] = []
 
     /// Every link replayed byte for byte.
     public var matches: Bool { divergences.isEmpty && links > 0 }

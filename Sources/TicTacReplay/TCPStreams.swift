@@ -185,6 +185,8 @@ public struct Capture: Sendable {
 
     public var linkType: UInt32
     public var packetCount: Int
+    /// The file ended inside a record (`PcapFile.cutShort`): told up to the record before it.
+    public var cutShort: String?
     public var connections: [CapturedConnection]
     public var datagrams: [Datagram]
     /// Records that could not be read as TCP or UDP over IP: (packet index, its time, why).
@@ -197,6 +199,7 @@ public struct Capture: Sendable {
         let file = try PcapFile(bytes: bytes)
         linkType = file.linkType
         packetCount = file.packets.count
+        cutShort = file.cutShort
         var streams = TCPStreams()
         datagrams = []
         skipped = []

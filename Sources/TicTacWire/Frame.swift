@@ -16,6 +16,9 @@ public struct Frame: Sendable, Equatable {
     public static let maxPayloadLength = 16_384
     /// Flag bit 0: a receiver that does not know this type skips the frame instead of failing.
     public static let ignorableFlag: UInt16 = 0x0001
+    /// Flag bit 15, never sent: in a capture written by `tictac replay --write-plain`, this frame
+    /// was sealed on the wire and is shown opened with its key log (Protocol.md §12).
+    public static let openedFlag: UInt16 = 0x8000
 
     public var version: UInt8
     public var type: UInt8

@@ -85,6 +85,12 @@ struct DaemonOptions: ParsableArguments {
                                valueName: "file"))
     var logFile: String?
 
+    @Option(help: ArgumentHelp("""
+        Append each version-2 link's traffic keys to FILE (mode 0600; also TICTAC_KEYLOG), for \
+        `tictac replay --key-log`: whoever has FILE and a capture reads those games.
+        """, valueName: "file"))
+    var keyLog: String?
+
     @Option(help: .hidden)
     var seed: UInt64?
 
@@ -162,6 +168,7 @@ struct DaemonOptions: ParsableArguments {
         s.adjournLimit = .seconds(adjournLimit)
         s.spectators = !noSpectators
         s.seed = seed
+        s.keyLogFile = KeyLogOption.path(keyLog)
         return s
     }
 }
@@ -214,3 +221,12 @@ func checked<T>(_ body: @autoclosure () throws -> T) throws -> T {
     do { return try body() } catch { throw ValidationError(String(describing: error)) }
 }
 
+
+/// `--key-log FILE`, else `TICTAC_KEYLOG` (as SSLKEYLOGFILE: set for one run, read by every command).
+enum KeyLogOption {
+    static func path(_ option: String?) -> String? {
+        if let option, !option.isEmpty { return option }
+        guard let env = getenv("TICTAC_KEYLOG").map({ String(cString: $0) }), !env.isEmpty else { return nil }
+        return env
+    }
+}

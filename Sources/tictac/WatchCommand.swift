@@ -47,6 +47,10 @@ struct WatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Append the log to FILE instead of standard error.", valueName: "file"))
     var logFile: String?
 
+    @Option(help: ArgumentHelp("Append each link's traffic keys to FILE (mode 0600; also TICTAC_KEYLOG), for `tictac replay --key-log`.",
+                               valueName: "file"))
+    var keyLog: String?
+
     @OptionGroup var discovery: DiscoveryOptions
 
     func validate() throws {
@@ -58,6 +62,7 @@ struct WatchCommand: ParsableCommand {
     func run() throws {
         var daemon = DaemonSettings(discovery: discovery.settings, log: LogSettings(level: logLevel, file: logFile))
         daemon.connect = connect
+        daemon.keyLogFile = KeyLogOption.path(keyLog)
         var config = WatchConfiguration(daemon: daemon)
         config.player = player
         config.json = json

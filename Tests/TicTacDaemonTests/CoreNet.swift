@@ -33,6 +33,8 @@ struct CoreNet {
     var thinks: [[BotSearchJob]]
     /// Engine requests (`DaemonConfig.engine`), per core, in order.
     var engineRequests: [[EngineRequest]]
+    /// The traffic keys each core gave out (`DaemonConfig.logsKeys`).
+    var keys: [[LinkKeys]]
     /// Every search handed out, per core, in order.
     var searched: [[BotSearchJob]]
     /// Every frame each core sent, on any link, in order (whole frames, so one stream).
@@ -68,6 +70,7 @@ struct CoreNet {
         records = Array(repeating: [], count: configs.count)
         thinks = Array(repeating: [], count: configs.count)
         engineRequests = Array(repeating: [], count: configs.count)
+        keys = Array(repeating: [], count: configs.count)
         searched = Array(repeating: [], count: configs.count)
         sentBytes = Array(repeating: [], count: configs.count)
     }
@@ -78,6 +81,15 @@ struct CoreNet {
         decoder.feed(sentBytes[i])
         var out: [Message] = []
         while let frame = try? decoder.next(), let m = try? Message(frame: frame) { out.append(m) }
+        return out
+    }
+
+    /// The frames core `i` has sent so far, on every link, as on the wire (sealed ones sealed).
+    func sentFrames(_ i: Int) -> [Frame] {
+        var decoder = FrameDecoder()
+        decoder.feed(sentBytes[i])
+        var out: [Frame] = []
+        while let frame = try? decoder.next() { out.append(Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: Array(frame.payload))) }
         return out
     }
 
@@ -207,6 +219,8 @@ struct CoreNet {
                         bounds[i][id] = maxBytes
                     case let .engine(request):
                         engineRequests[i].append(request) // answered by the test (EngineCoreTests)
+                    case let .keys(k):
+                        keys[i].append(k)
                     }
                 }
             }

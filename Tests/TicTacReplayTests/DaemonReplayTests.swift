@@ -22,6 +22,7 @@ import TicTacWire
         ("gomoku", [["won"], ["lost"]]),
         // Protocol version 2: every frame after the handshake sealed, replayed byte for byte.
         ("sealed-leave-mid-game", [[]]), // the bot keeps the game the player quit, to resume
+        ("sealed-bot-win", [["won"], ["lost"]]), // both sides, with beta's key log (KeyLogReplayTests)
     ]
 
     @Test(arguments: expectations.map(\.name))

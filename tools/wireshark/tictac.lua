@@ -72,6 +72,7 @@ local f = {
   type = ProtoField.uint8("tictac.type", "Type", base.HEX, types),
   flags = ProtoField.uint16("tictac.flags", "Flags", base.HEX),
   ignorable = ProtoField.bool("tictac.flags.ignorable", "Ignorable", 16, nil, 0x0001),
+  opened = ProtoField.bool("tictac.flags.opened", "Opened with a key log (tictac replay --write-plain, §12)", 16, nil, 0x8000),
   length = ProtoField.uint32("tictac.length", "Payload length"),
   field = ProtoField.bytes("tictac.field", "Field"),
   tag = ProtoField.uint8("tictac.field.tag", "Tag"),
@@ -214,7 +215,7 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
   end
   local kind, len = tvb(5, 1):uint(), tvb(8, 4):uint()
   t:add(f.magic, tvb(0, 4)); t:add(f.version, tvb(4, 1)); t:add(f.type, tvb(5, 1))
-  local fl = t:add(f.flags, tvb(6, 2)); fl:add(f.ignorable, tvb(6, 2))
+  local fl = t:add(f.flags, tvb(6, 2)); fl:add(f.ignorable, tvb(6, 2)); fl:add(f.opened, tvb(6, 2))
   t:add(f.length, tvb(8, 4))
   local name = types[kind] or string.format("unknown type 0x%02x", kind)
   t:append_text(": " .. name)
@@ -226,7 +227,11 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
   local side = stream and (tostring(stream) .. ":" .. tostring(pinfo.src_port)) or nil
   -- Version 2 (§4): after a side's PROOF every frame it sends is sealed; HELLO, PROOF and an
   -- ERROR before the handshake stay in clear.
-  if on_tcp and version >= 2 and kind ~= 0x01 and kind ~= 0x06 and (kind ~= 0x02 or (side and proved[side])) then
+  -- A frame with flag 0x8000 was opened with a key log by `tictac replay --write-plain` (§12).
+  local opened = bit.band(tvb(6, 2):uint(), 0x8000) ~= 0
+  if opened then
+    t:append_text(" (opened with the key log)")
+  elseif on_tcp and version >= 2 and kind ~= 0x01 and kind ~= 0x06 and (kind ~= 0x02 or (side and proved[side])) then
     local text = string.format("sealed, %d bytes", len)
     if len > 0 then t:add(f.sealed, tvb(HEADER, math.min(len, tvb:len() - HEADER))):append_text(" (" .. text .. ")") end
     t:append_text(" (" .. text .. ")")

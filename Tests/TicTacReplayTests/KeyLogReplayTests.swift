@@ -1,0 +1,97 @@
+import Testing
+import TicTacDaemonCore
+import TicTacReplay
+import TicTacWire
+
+/// `tictac replay --key-log` and `--write-plain` on a real version-2 capture: sealed-bot-win.pcap
+/// with the key log its dialler wrote (`--key-log`, Protocol.md §12).
+@Suite struct KeyLogReplayTests {
+    static func keyLog() throws -> KeyLog {
+        KeyLog(text: String(decoding: try readWholeFile("\(Fixtures.directory)/sealed-bot-win.keys"), as: UTF8.self))
+    }
+
+    static func moves(_ stories: [Story]) -> [String] {
+        stories.filter { $0.event == "move" }.map(\.text)
+    }
+
+    @Test func withoutTheKeysOnlyTheHandshakeIsTold() throws {
+        let stories = Narrator.tell(try Fixtures.capture("sealed-bot-win"))
+        #expect(Self.moves(stories).isEmpty)
+        #expect(stories.filter { $0.event == "sealed" }.count == 2)
+    }
+
+    @Test func theKeyLogOpensEveryFrameAndTheGameIsTold() throws {
+        let (capture, report) = OpenedStreams.open(try Fixtures.capture("sealed-bot-win"), with: try Self.keyLog())
+        #expect(report.opened == 1 && report.withoutKey == 0 && report.failed == 0)
+        #expect(report.frames > 10)
+        let stories = Narrator.tell(capture)
+        #expect(stories.filter { $0.event == "sealed" }.isEmpty)
+        #expect(stories.filter { $0.event == "opened" }.count == 2)
+        #expect(stories.filter(\.abnormal).isEmpty, "\(stories.filter(\.abnormal).map(\.text))")
+        // The game as the seeded replay of both daemons has it: alpha (perfect) beats beta.
+        #expect(Self.moves(stories).count >= 5)
+        let over = try #require(stories.first { $0.event == "game-over" })
+        #expect(over.text.contains("alpha") && over.text.contains("wins"))
+        #expect(stories.contains { $0.event == "leave" && $0.text.hasPrefix("alpha") }) // beta's came after alpha closed
+    }
+
+    /// The same capture told from the seeded replay's own keys: the key log holds what the core
+    /// derived, not something else that happens to open.
+    @Test func theLoggedKeysAreTheOnesTheCoreDerives() throws {
+        var keys = try Self.keyLog()
+        #expect(keys.links.count == 1)
+        let logged = try #require(keys.links.values.first)
+        // Both seeded daemons, replayed byte for byte, derive exactly the logged keys.
+        for daemon in try Fixtures.daemons("sealed-bot-win") {
+            var replay = try DaemonReplay(daemon)
+            #expect(replay.run(try Fixtures.capture("sealed-bot-win")).keys == [logged], "\(daemon.name)")
+        }
+        #expect(LinkKeys(line: logged.line[...]) == logged)
+        #expect(logged.line.split(separator: " ").map(\.count) == [LinkKeys.label.count, 64, 64, 64])
+        keys = KeyLog(text: "# a comment\n\nCLIENT_RANDOM 00 11\n" + logged.line.uppercased() + "\n")
+        #expect(keys.skipped == 1)
+        #expect(keys.links.count == 1)
+    }
+
+    @Test func aWrongKeyOpensNothingAndSaysSo() throws {
+        let good = try #require(try Self.keyLog().links.values.first)
+        var bad = good
+        bad.diallerToAcceptor[0] ^= 1
+        let (capture, report) = OpenedStreams.open(try Fixtures.capture("sealed-bot-win"), with: KeyLog(text: bad.line))
+        #expect(report.failed == 1) // the dialler's first sealed frame; the rest of its stream stays sealed
+        let stories = Narrator.tell(capture)
+        #expect(stories.filter { $0.event == "sealed" }.count == 1) // beta's: not told
+        #expect(stories.filter { $0.event == "opened" }.count == 1) // alpha's: opened
+        // A key for another link opens nothing.
+        var other = good
+        other.diallerEphemeralKey[31] ^= 1
+        let (_, none) = OpenedStreams.open(try Fixtures.capture("sealed-bot-win"), with: KeyLog(text: other.line))
+        #expect(none.opened == 0 && none.withoutKey == 1)
+    }
+
+    /// --write-plain: the written capture reads back, holds the same plain streams, and tells the
+    /// same story with no key log.
+    @Test func thePlainCaptureReadsBackAsTheOpenedOne() throws {
+        let (opened, _) = OpenedStreams.open(try Fixtures.capture("sealed-bot-win"), with: try Self.keyLog())
+        let (bytes, written) = PcapWriter.write(opened)
+        let back = try Capture(pcap: bytes)
+        #expect(back.packetCount == written)
+        #expect(back.connections.count == 1)
+        for fromClient in [true, false] {
+            #expect(back.connections[0].bytes(fromClient: fromClient) == opened.connections[0].bytes(fromClient: fromClient))
+        }
+        #expect(back.connections[0].sawSYN)
+        #expect(back.connections[0].retransmissions.client == 0 && back.connections[0].retransmissions.server == 0)
+        let told = Narrator.tell(back).map(\.text), expected = Narrator.tell(opened).map(\.text)
+        #expect(told == expected)
+    }
+
+    /// A capture whose last record is cut short (a capture stopped mid-write) is told up to it.
+    @Test func aCaptureCutInsideItsLastPacketIsToldUpToIt() throws {
+        let whole = try Fixtures.pcap("bot-win")
+        let stories = Narrator.tell(try Capture(pcap: Array(whole.dropLast(5))))
+        let cut = try #require(stories.last { $0.event == "cut-capture" })
+        #expect(cut.abnormal)
+        #expect(Self.moves(stories).count == Self.moves(Narrator.tell(try Capture(pcap: whole))).count)
+    }
+}
