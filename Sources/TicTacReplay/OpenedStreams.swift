@@ -24,15 +24,37 @@ public enum OpenedStreams {
         var report = Report()
         for i in out.connections.indices {
             let c = out.connections[i]
-            guard let hello = DaemonReplay.firstHello(c.bytes(fromClient: true)), let ephemeral = hello.ephemeralKey else { continue }
-            guard let keys = log.keys(diallerEphemeralKey: ephemeral) else {
-                report.withoutKey += 1
+            let hello = DaemonReplay.firstHello(c.bytes(fromClient: true))
+            guard let keys = hello?.ephemeralKey.flatMap(log.keys(diallerEphemeralKey:)) ?? (hello == nil ? trial(c, log) : nil) else {
+                if sealed(c) { report.withoutKey += 1 }
                 continue
             }
             report.opened += 1
             out.connections[i] = open(c, keys, &report)
         }
         return (out, report)
+    }
+
+    /// The keys that open a connection whose client HELLO the capture missed (it began after
+    /// the SYN): each of the log's links is tried on its first sealed frames, as a TLS tool does
+    /// without the client random.
+    private static func trial(_ c: CapturedConnection, _ log: KeyLog) -> LinkKeys? {
+        log.links.values.first { keys in
+            var scratch = Report()
+            _ = open(c, keys, &scratch)
+            return scratch.frames > 0 && scratch.failed == 0
+        }
+    }
+
+    /// The connection speaks version 2 (a frame of version 2 or more on it).
+    private static func sealed(_ c: CapturedConnection) -> Bool {
+        var reader = FrameReader()
+        var v2 = false
+        _ = reader.receive(c.bytes(fromClient: true)) { frame in
+            v2 = frame.version >= 2
+            return !v2
+        }
+        return v2
     }
 
     /// One direction's reading: frames in, plain bytes out.

@@ -22,7 +22,8 @@ public struct CapturedConnection: Sendable {
         public var kind: Kind
     }
 
-    /// The side that opened the connection (sent SYN), or the first sender seen without one.
+    /// The side that opened the connection (sent SYN); without one, the side ConnectionSides finds
+    /// dialled (the first PROOF's sender, else not a listener), else the first sender seen.
     public var client: Endpoint
     public var server: Endpoint
     /// The SYN was seen (else the capture started in the middle of the connection).
@@ -230,6 +231,6 @@ public struct Capture: Sendable {
         skipped += fragments.incomplete
         skipped.sort { $0.packet < $1.packet }
         streams.finish()
-        connections = streams.connections
+        connections = ConnectionSides.orient(streams.connections)
     }
 }

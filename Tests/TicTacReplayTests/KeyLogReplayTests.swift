@@ -95,3 +95,29 @@ import TicTacWire
         #expect(Self.moves(stories).count == Self.moves(Narrator.tell(try Capture(pcap: whole))).count)
     }
 }
+
+/// A capture that starts mid-connection (no SYN): the dialler is still the client.
+@Suite struct MidConnectionTests {
+    /// `name` without its first `n` records.
+    static func dropping(_ n: Int, of name: String) throws -> Capture {
+        let file = try PcapFile(bytes: try Fixtures.pcap(name))
+        return try Capture(pcap: PcapBuilder.file(linkType: file.linkType, records: file.packets.dropFirst(n).map { ($0.time, $0.data) }))
+    }
+
+    /// Cut after the SYNs, at either HELLO or between the PROOFs: the first PROOF's sender dialled.
+    @Test(arguments: 3...6) func theFirstProverIsTheClient(_ n: Int) throws {
+        let whole = try Fixtures.capture("bot-win").connections[0]
+        let cut = try #require(try Self.dropping(n, of: "bot-win").connections.first)
+        #expect(!cut.sawSYN)
+        #expect(cut.client == whole.client && cut.server == whole.server)
+    }
+
+    /// With the key log, a version-2 capture cut after the SYNs still opens (the client's HELLO
+    /// names the link) whichever side's packet comes first.
+    @Test(arguments: 2...4) func aSealedCaptureCutAfterItsSYNsStillOpens(_ n: Int) throws {
+        let cut = try Self.dropping(n, of: "sealed-bot-win")
+        let (opened, report) = OpenedStreams.open(cut, with: try KeyLogReplayTests.keyLog())
+        #expect(report.opened == 1 && report.failed == 0)
+        #expect(KeyLogReplayTests.moves(Narrator.tell(opened)).count >= 5)
+    }
+}
