@@ -66,9 +66,10 @@ public final class BotRunner {
     private func handle(_ event: DaemonEvent) {
         let finished = tally.take(event) // every event: the counter follows the games
         switch event {
-        case let .game(.gameOver, opponent):
+        case let .game(.gameOver(result, _, _), opponent):
             guard let finished else {
-                return log("\(opponent.name) ended a game before making a move: not counted")
+                // Who ended it is not known here: the bot may have resigned (its engine failed).
+                return log("a game with \(opponent.name) ended (\(result) for the bot) before they made a move: not counted")
             }
             if json {
                 // The opponent's part of the line is made once per opponent, not once per game.

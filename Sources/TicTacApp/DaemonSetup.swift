@@ -109,6 +109,7 @@ struct DaemonSetup {
         if let keyLog { daemon.onKeys = { keyLog.append($0) } }
         let logger = Logger(label: "tictac.daemon")
         daemon.onLog = { logger.notice("\($0)") }
+        daemon.onEngineNote = { logger.info("\($0)") }
         if let state, state.store != nil {
             let us = config.instanceID
             daemon.onRecord = { state.record($0, us: us) } // the closure keeps the state (and its lock) alive

@@ -17,7 +17,7 @@ extension Daemon {
                 core.handle(.engineAnswered(answer), now: reactor.now)
                 apply()
             }
-        }, log: { [weak self] line in self?.onLog(line) })
+        }, log: { [weak self] line in self?.onLog(line) }, note: { [weak self] line in self?.onEngineNote(line) })
     }
 
     /// Engine processes running now (tests).

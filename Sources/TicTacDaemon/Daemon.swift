@@ -24,6 +24,8 @@ public final class Daemon {
     /// facts together, before any of that turn's frames leave. False when they could not be
     /// stored: that turn's frames to those peers are not sent (`DaemonInput.historyFailed`).
     public var onRecord: ([GameFactRecord]) -> Bool = { _ in true }
+    /// An engine's own lines (MESSAGE, DEBUG, ERROR...): its chatter, below the operator's log.
+    public var onEngineNote: (String) -> Void = { _ in }
     /// A version-2 link's traffic keys, for the key log (`DaemonConfig.logsKeys`).
     public var onKeys: (LinkKeys) -> Void = { _ in }
     /// A turn's facts being stored (kept between turns for its capacity).

@@ -35,6 +35,9 @@ final class EngineHost {
     private let reactor: Reactor
     private let answer: (EngineAnswer) -> Void
     private let log: (String) -> Void
+    /// The engine's own MESSAGE/DEBUG/ERROR lines: many per move for a real engine (Rapfi writes
+    /// two), so not at the log's level of starts, failures and restarts.
+    private let note: (String) -> Void
     /// Failures so far, within their window: past its limit no process is started for a while.
     private var restarts: EngineRestartRate
     /// Until when no process is started (nil: one may be).
@@ -52,13 +55,14 @@ final class EngineHost {
     var running: Int { games.count }
 
     init(command: String, limits: EngineLimits, maxRestarts: Int, reactor: Reactor,
-         answer: @escaping (EngineAnswer) -> Void, log: @escaping (String) -> Void) {
+         answer: @escaping (EngineAnswer) -> Void, log: @escaping (String) -> Void, note: @escaping (String) -> Void = { _ in }) {
         self.command = command
         self.limits = limits
         restarts = EngineRestartRate(limit: maxRestarts)
         self.reactor = reactor
         self.answer = answer
         self.log = log
+        self.note = note
     }
 
     func handle(_ request: EngineRequest) {
@@ -151,7 +155,7 @@ final class EngineHost {
             case let .fault(ticket, why):
                 fault(link, game, ticket: ticket, why)
             case let .log(line):
-                log("engine for link \(link): \(line)")
+                note("engine for link \(link): \(line)")
             }
         }
     }

@@ -16,7 +16,8 @@ import TicTacEngine
 // the engine knows (`known`, in order). The engine opening an empty board gets BEGIN; a position
 // one opponent move past `known` gets TURN x,y; any other (a new game, a resumed one, a position
 // the engine missed) gets RESTART when the engine knows moves, then BOARD with every stone.
-// INFO lines go before the first question of each game, and time_left before every one.
+// INFO lines go before the first question of each game, and time_left (unlimited: the match has
+// no clock, only each move has) before every one.
 
 /// The manager's side of the Gomocup protocol for one engine process.
 public struct PbrainSession {
@@ -168,7 +169,7 @@ public struct PbrainSession {
             notes = 0
             phase = .thinking
             if known.isEmpty { sendInfo(turn) }
-            send(.info(key: "time_left", value: String(timeLeft(turn))))
+            send(.info(key: "time_left", value: String(Self.unlimited)))
             if turn.moves.isEmpty {
                 send(.begin)
             } else if follows {
@@ -191,7 +192,7 @@ public struct PbrainSession {
     private mutating func sendInfo(_ turn: EngineTurn) {
         let perTurn = toldMillis(turn)
         send(.info(key: "timeout_turn", value: String(perTurn)))
-        send(.info(key: "timeout_match", value: String(perTurn * ((turn.size.cellCount + 1) / 2))))
+        send(.info(key: "timeout_match", value: "0")) // no match clock here: 0 is "no limit" (Gomocup)
         send(.info(key: "max_memory", value: String(maxMemory)))
         send(.info(key: "game_type", value: turn.opponentIsBot ? "1" : "0"))
         // Our rule is "five or more" (a longer line holds five in a row; TicTacEngine's windows
@@ -210,10 +211,9 @@ public struct PbrainSession {
         return clock - min(2000, clock / 5)
     }
 
-    /// What is left of the match at most: one turn per move the engine may still make.
-    private func timeLeft(_ turn: EngineTurn) -> Int {
-        toldMillis(turn) * ((turn.size.cellCount - turn.moves.count + 1) / 2)
-    }
+    /// INFO time_left with no match clock: the protocol's "unlimited" (2^31 - 1). Only the move
+    /// clock bounds an engine here, and it is told as timeout_turn.
+    static let unlimited = 2_147_483_647
 
     private mutating func send(_ command: PbrainCommand) { outputs.append(.send(command.text)) }
 

@@ -82,6 +82,9 @@ struct PbrainTests {
         #expect(infos.contains("INFO timeout_turn 5000\r\n"), "the think time, within the 10 s clock less 2 s: \(infos)")
         #expect(infos.contains("INFO max_memory 1048576\r\n"))
         #expect(infos.contains("INFO rule 0\r\n"), "five or more wins here")
+        // No match clock: Gomocup's "no limit" (timeout_match 0, time_left 2^31 - 1), not a made-up one.
+        #expect(infos.contains("INFO timeout_match 0\r\n"))
+        #expect(infos.contains("INFO time_left 2147483647\r\n"))
         #expect(commands(out) == ["BEGIN\r\n"])
         s.received("7,7")
         #expect(s.poll() == [.move(ticket: 1, cell: 7 * 15 + 7)])
