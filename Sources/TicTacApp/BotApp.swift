@@ -16,7 +16,6 @@ public enum BotApp {
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
         let state = setup.openState()
-        for notice in state.notices { logger.warning("\(notice)") }
         state.notify = { logger.warning("\($0)") }
         let engine = try config.engine.map { command throws(AppFailure) in
             try probeEngine(command, config, reactor: reactor, logger: logger)
@@ -27,6 +26,7 @@ public enum BotApp {
                                           gameEvents: GameCounter.gameEvents, engine: engine?.boards, state: state,
                                           program: engine?.about.flatMap { DisplayName(fitting: $0) }, maxBotGames: config.maxGames,
                                           maxNewPlayers: config.maxNewPlayersPerAddress)
+        for notice in state.notices { logger.warning("\(notice)") } // the identity's among them
         if let command = config.engine {
             daemon.useEngine(command: command, limits: config.engineLimits, maxRestarts: config.engineRestarts)
         }

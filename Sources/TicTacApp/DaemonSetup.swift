@@ -66,6 +66,7 @@ struct DaemonSetup {
         let random = random
         var keyRandom = random.fork(Self.identityStream).makeGenerator()
         let keyFile = settings.identityFile ?? state?.directory?.identityPath
+        if let keyFile, let state, access(keyFile, F_OK) != 0, errno == ENOENT { try state.identityMissing(keyFile) }
         let key = try keyFile.map { path throws(AppFailure) in
             try AppFailure.attempt(.config, nil) { try IdentityFile.loadOrCreate(path: path, using: &keyRandom) }
         }

@@ -63,6 +63,20 @@ final class DaemonState {
         }
     }
 
+    /// The key file at `path` is missing: a new one makes a new id. Refused while the history
+    /// keeps unfinished games of another id (only that key can take them up with their peers);
+    /// said in a notice when it keeps only finished ones.
+    func identityMissing(_ path: String) throws(AppFailure) {
+        guard let store, let ids = try? store.ourIDs(), let last = ids.first else { return }
+        if let orphan = ids.first(where: { $0.unfinished > 0 }) {
+            throw AppFailure(.config, "the identity file \(path) is missing, but the history keeps \(orphan.unfinished) unfinished "
+                             + "game(s) played as \(orphan.id.description.prefix(8)), which only that key can take up with their "
+                             + "peers: put the file back, or move \(directory?.historyPath ?? "the history") away to start anew")
+        }
+        notices.append("the identity file \(path) was missing: a new id (the history's \(ids.reduce(0) { $0 + $1.games }) "
+                       + "game(s) were played as \(last.id.description.prefix(8)))")
+    }
+
     /// What a restarted daemon takes up again, from one query: each peer's latest unfinished
     /// game, rebuilt paused (one that does not rebuild is skipped), and each peer's latest game
     /// when it finished, told to a peer that may have missed its end (Protocol.md §13).

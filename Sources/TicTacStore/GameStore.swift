@@ -286,6 +286,19 @@ public final class GameStore {
         }
     }
 
+    /// The ids we played the history's games as, each with its games and its unfinished ones
+    /// (playing, interrupted, adjourned): a key file lost would orphan those.
+    public func ourIDs() throws(StoreError) -> [(id: ID128, games: Int, unfinished: Int)] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT ourID, count(*) AS n, sum(state IN ('playing', 'interrupted', 'adjourned')) AS u
+                FROM games GROUP BY ourID ORDER BY max(id) DESC
+                """).compactMap { row in
+                ID128(hex: row["ourID"]).map { ($0, row["n"], row["u"]) }
+            }
+        }
+    }
+
     /// What a restarted daemon takes up again, in one query, most recent first: with each peer,
     /// its latest unfinished game (playing, interrupted, adjourned) and its latest game when
     /// that one finished (the peer may not have read its end). Only games with a key: decided,

@@ -53,6 +53,28 @@ import TicTacWire
         #expect(try state.store?.history().map(\.state) == [.interrupted])
     }
 
+    /// A lost key file would give a new id: refused while the history keeps an unfinished game
+    /// of the old one (only its key takes it up), said when it keeps only finished games.
+    @Test func aMissingKeyFileIsRefusedWhileItsGamesWaitAndToldOtherwise() throws {
+        let state = DaemonState(path: tempDir())
+        try state.identityMissing("/nowhere/identity") // no history: nothing to say
+        #expect(state.notices.isEmpty)
+        let key = ID128(high: 7, low: 7)
+        for f: GameFact in [.started(number: 1), .decided(weMoveFirst: true, key: key, moveTime: 0), .moved(number: 1, cell: 4, byUs: true),
+                            .interrupted] {
+            state.record(fact(f), us: ann)
+        }
+        #expect(throws: AppFailure.self) { try state.identityMissing("/nowhere/identity") }
+        do {
+            try state.identityMissing("/nowhere/identity")
+        } catch {
+            #expect(error.description.contains("1 unfinished game(s) played as \(ann.description.prefix(8))"), "\(error)")
+        }
+        state.record(fact(.ended(.won, how: .resigned)), us: ann)
+        try state.identityMissing("/nowhere/identity")
+        #expect(state.notices.count == 1 && state.notices[0].contains("a new id"), "\(state.notices)")
+    }
+
     @Test func aSecondDaemonOnTheDirectoryIsToldAndKeepsNothing() {
         let dir = tempDir()
         let first = DaemonState(path: dir)
