@@ -17,6 +17,24 @@ import TicTacWire
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == junk, "the file is not touched")
     }
 
+    /// A real store whose schema page is damaged (its header still SQLite's): refused, and not
+    /// one byte of it rewritten (no journal mode or schema version set on the way).
+    @Test func aMalformedDatabaseIsRefusedAndLeftByteForByte() throws {
+        let path = GameStoreTests.scratchPath()
+        do {
+            let store = try GameStore(path: path)
+            try store.peerSeen(ben, name: "ben", at: 1)
+        }
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try queue.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        for i in 108..<140 { bytes[i] = 0xff } // sqlite_schema's first cells, on page 1
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(throws: StoreError.self) { try GameStore(path: path) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "the file is not touched")
+    }
+
     @Test func aStoreOfANewerSchemaIsRefusedAndLeftAsItIs() throws {
         let path = GameStoreTests.scratchPath()
         do {
