@@ -14,7 +14,8 @@ import TicTacWire
 // sees is their merge: a signed ANNOUNCE's fields if there is one, else the newest view's, every
 // address, and `via` naming the sources. A broadcast view expires three of the peer's own
 // intervals (at most 10 s each) after its last ANNOUNCE; a DNS-SD view lasts until the responder
-// says the service is gone. The peer is lost when no view is left. Signatures, replays, each
+// says the service is gone, or until the peer's broadcast view expires (a peer heard by
+// broadcast that falls silent is gone). The peer is lost when no view is left. Signatures, replays, each
 // source's share of the table and eviction are PresenceAdmission.swift's.
 
 public struct DiscoveryCore: SansIOCore {
@@ -308,6 +309,13 @@ public struct DiscoveryCore: SansIOCore {
                 if let e = view.expires, e <= now {
                     let secs = Double((e - view.updated).nanosecondsValue) / 1e9
                     entries[id]?.views[key] = nil
+                    if key == PeerSources.broadcast.rawValue {
+                        // Heard by broadcast, it is on our segment: silent without GOODBYE, it is
+                        // gone, and its DNS-SD records (no liveness of their own: Avahi keeps them
+                        // to their TTL, 120 s) go with it. A later resolution brings them back.
+                        entries[id]?.views[PeerSources.dnssd.rawValue] = nil
+                        entries[id]?.views[PeerSources.fieldDNSSD.rawValue] = nil
+                    }
                     refresh(id, reason: "not heard from for \(secs) seconds", now: now)
                     continue
                 }

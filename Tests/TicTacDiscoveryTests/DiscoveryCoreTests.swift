@@ -230,6 +230,32 @@ func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }
         guard case .lost = a.drain().events.first else { Issue.record("not lost"); return }
     }
 
+    /// A peer heard by broadcast that falls silent without GOODBYE (its host cut off) is lost when
+    /// its broadcast view expires, DNS-SD view and all: Avahi would keep its records to their TTL
+    /// (120 s) and the lobby would list a peer nobody can reach. One seen by DNS-SD alone (across
+    /// a router) stays until DNS-SD says it is gone.
+    @Test func aSilentPeerHeardByBroadcastTakesItsDNSSDViewWithIt() throws {
+        var a = core(1, "ann"), b = core(2, "ben")
+        b.handle(.start, now: at(0))
+        let announce = try #require(b.drain().sent.first { if case .announce = $0 { true } else { false } })
+        a.handle(.datagram(announce.encoded(), from: "198.18.0.2"), now: at(0))
+        a.handle(.sighted(PresencePeer(id: b.local.id, name: "ben", addresses: ["fe80::2%2"], port: 40000,
+                  capabilities: [.tictactoe], versions: 1...2, state: .playing, via: .dnssd)), now: at(100))
+        let far = ID128(high: 77, low: 77)
+        a.handle(.sighted(PresencePeer(id: far, name: "far", addresses: ["198.18.1.7"], port: 40000,
+                  capabilities: [.tictactoe], versions: 1...2, state: .idle, via: .dnssd)), now: at(100))
+        _ = a.drain()
+        a.handleTimeout(now: at(5_999))
+        #expect(a.peers.count == 2)
+        a.handleTimeout(now: at(6_000)) // three of ben's 2 s intervals
+        let events = a.drain().events
+        guard case let .lost(p, reason) = events.first else { Issue.record("not lost: \(events)"); return }
+        #expect(p.id == b.local.id && reason == "not heard from for 6.0 seconds")
+        #expect(a.peers.map(\.name) == ["far"])
+        a.handleTimeout(now: at(600_000))
+        #expect(a.peers.map(\.name) == ["far"], "DNS-SD alone: no liveness to expire it")
+    }
+
     @Test func heardByTurnsAtTwoAddressesIsNotAnUpdateEachTime() throws {
         // IPv4 by broadcast, IPv6 link-local by DNS-SD, by turns (as on a LAN with Avahi): the
         // order of the addresses (freshest first) moves every time, and is kept, but only a
