@@ -12,9 +12,11 @@ struct PlayCommand: ParsableCommand {
         --connect, and lets you invite them (or be invited).
 
         Plain mode (--plain, or automatically \
-        when standard input is not a terminal) reads one command per line (move N, new, resign, \
-        quit, peers, invite NAME|ID, accept, decline, cancel, lobby) and prints one event per line; \
-        --json prints each event as a JSON object. See docs/plain-mode.md.
+        when standard input is not a terminal) reads one command per line (move c7 or move N: a \
+        cell by column letter and row from the top, a1 the upper left, or by number, 1 to rows x \
+        cols row by row; new, resign, quit, help, peers, invite NAME|ID, accept, decline, cancel, \
+        lobby, field, connect HOST:PORT, spectators on|off) and prints one event per line; --json \
+        prints each event as a JSON object. See docs/plain-mode.md.
         """
     )
 
