@@ -208,7 +208,13 @@ public final class WatchRunner {
     }
 
     private func heard(_ games: [ListedGame], from peer: PeerInfo) {
-        for g in games where !listed.contains(where: { $0.server.id == g.opponent.id && $0.game.opponent.id == peer.id }) {
+        for g in games {
+            // Both players list their game: it is listed once, under the name that sorts first,
+            // whichever answered first (the same line every run).
+            if let i = listed.firstIndex(where: { $0.server.id == g.opponent.id && $0.game.opponent.id == peer.id }) {
+                if (peer.name.lowercased(), peer.id) < (listed[i].server.name.lowercased(), listed[i].server.id) { listed[i] = (peer, g) }
+                continue
+            }
             listed.append((peer, g))
         }
         asked.remove(peer.id)
