@@ -88,7 +88,7 @@ struct DaemonSetup {
             config.keepsHistory = true
             config.scores = state.scores()
             (config.restored, config.restoredEnds) = state.resumable(limit: 2 * config.maxKeptGames, rematchDelay: config.rematchDelay,
-                                                                     makeRandom: config.makeRandom)
+                                                                     moveTime: config.moveTime, makeRandom: config.makeRandom)
         }
         // `--resume-window 0`: games end with their link, so none is claimed as resumable.
         if settings.resumeWindow > .zero, bot != nil || capabilities.contains(.tictactoe) {

@@ -80,7 +80,8 @@ final class DaemonState {
     /// What a restarted daemon takes up again, from one query: each peer's latest unfinished
     /// game, rebuilt paused (one that does not rebuild is skipped), and each peer's latest game
     /// when it finished, told to a peer that may have missed its end (Protocol.md §13).
-    func resumable(limit: Int, rematchDelay: Duration,
+    /// `moveTime`: what our player asks now (`--move-time`), for the resumed matches' next games.
+    func resumable(limit: Int, rematchDelay: Duration, moveTime: Duration = .seconds(120),
                    makeRandom: () -> any RandomNumberGenerator) -> (unfinished: [RestoredGame], ends: [RestoredEnd]) {
         guard let store else { return ([], []) }
         let games: [GameRecord]
@@ -120,7 +121,8 @@ final class DaemonState {
             guard let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
                                                  moveTime: UInt16(clamping: g.moveTime), round: g.number,
                                                  score: scores[g.peerID] ?? Score(), rng: makeRandom(),
-                                                 rematchDelay: rematchDelay, secret: g.secret) else { continue }
+                                                 rematchDelay: rematchDelay, secret: g.secret,
+                                                 ask: UInt16(clamping: moveTime.components.seconds)) else { continue }
             restored.append(RestoredGame(peer: peer, match: g.matchID, game: session, claimed: ourClaim))
         }
         return (restored, ends)

@@ -64,7 +64,7 @@ final class Suspensions {
         }
         guard config.resumeWindow > .zero, !link.faulted, peer.capabilities.contains(.resume),
               config.capabilities.contains(.resume), let match = link.match, games[peer.id] == nil,
-              hasShare(link.address), match.game.pause(now: now) else { return false }
+              hasShare(link.address), match.game.pause(now: now, lastHeard: link.liveness.lastHeard) else { return false }
         let held = Suspended(peer: peer, match: match, until: now + config.resumeWindow,
                              dialled: link.port.map { (link.address, $0) }, address: link.address, now: now)
         held.claimAt = now + config.adjournLimit

@@ -51,8 +51,9 @@ extension GameSession {
 
     /// The link is lost: a game being played is kept, its clock stopped (a roll lost between its
     /// two ROLL_ACKs is decided first, below). False (and nothing changes) in any other state:
-    /// the caller ends the game as before.
-    public mutating func pause(now: Instant) -> Bool {
+    /// the caller ends the game as before. `lastHeard`: when the link was last known alive; the
+    /// side to move is charged up to then, not for the silence before the loss was noticed.
+    public mutating func pause(now: Instant, lastHeard: Instant? = nil) -> Bool {
         // Lost between the two ROLL_ACKs: with both reveals in and ours acknowledged, the peer
         // may have decided on our ACK; we decide alike, so one game stands on both sides (§13).
         if case var .rolling(exchange, _) = phase, exchange.settleUnacknowledged(),
@@ -66,7 +67,8 @@ extension GameSession {
             return true
         }
         guard case let .playing(ourTurn, clock) = phase, key != nil else { return false }
-        phase = .paused(ourTurn: ourTurn, remaining: clock.map { max(.zero, $0 - now) })
+        let stopped = lastHeard.map { min($0, now) } ?? now
+        phase = .paused(ourTurn: ourTurn, remaining: clock.map { max(.zero, $0 - stopped) })
         record(.interrupted)
         return true
     }
@@ -187,10 +189,12 @@ extension GameSession {
     /// A game rebuilt from the history, paused: `moves` in order, the first by whoever moved
     /// first (it plays O). `round`: the game's number in its match (the peer's counter is its own:
     /// only differences between the two count).
+    /// `moveTime` is the game's agreed clock; `ask`, what our player asks for the match's next
+    /// games (`--move-time` now; the stored clock when nil).
     public init(restoring size: BoardSize, key: ID128, weMovedFirst: Bool, moves: [Int], moveTime: UInt16, round: Int,
                 score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
-                secret: [UInt8]? = nil) throws(GameFault) {
-        self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(moveTime)))
+                secret: [UInt8]? = nil, ask: UInt16? = nil) throws(GameFault) {
+        self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(ask ?? moveTime)))
         rollSecret = moves.isEmpty ? secret : nil
         piece = weMovedFirst ? .o : .x
         for (i, cell) in moves.enumerated() {

@@ -53,6 +53,20 @@ import TicTacWire
         #expect(try state.store?.history().map(\.state) == [.interrupted])
     }
 
+    /// A game restored after a restart keeps the clock both sides agreed on; the match's next
+    /// games ask what `--move-time` says now (issue 30: a new --move-time was ignored).
+    @Test func aRestoredGameKeepsItsClockAndTheMatchAsksTheNewOne() throws {
+        let state = DaemonState(path: tempDir())
+        for f: GameFact in [.started(number: 1), .decided(weMoveFirst: true, key: ID128(high: 7, low: 7), moveTime: 120),
+                            .moved(number: 1, cell: 4, byUs: true), .interrupted] {
+            state.record(fact(f), us: ann)
+        }
+        let (restored, _) = state.resumable(limit: 10, rematchDelay: .seconds(3), moveTime: .seconds(30),
+                                            makeRandom: { SystemRandomNumberGenerator() })
+        let game = try #require(restored.first?.game)
+        #expect(game.agreedMoveTime == 120 && game.moveTime == 30)
+    }
+
     /// A lost key file would give a new id: refused while the history keeps an unfinished game
     /// of the old one (only its key takes it up), said when it keeps only finished games.
     @Test func aMissingKeyFileIsRefusedWhileItsGamesWaitAndToldOtherwise() throws {

@@ -104,4 +104,20 @@ import TicTacTime
         q.pump()
         #expect(Array(q.shownA[n...]) == [.yourTurn])
     }
+
+    /// The loss is noticed after the link was last heard (5 s of silence by default): the side
+    /// to move is charged up to then, not for the silence (issue 30: it lost those seconds).
+    @Test func theSilenceBeforeALossIsNoticedIsNotCharged() throws {
+        var p = pair(seconds: 30)
+        let heard = p.now + .milliseconds(7_500)
+        p.advance(to: heard + .seconds(5)) // the silence that makes the loss known
+        let paused = p.a.pause(now: p.now, lastHeard: heard)
+        #expect(paused)
+        p.advance(to: p.now + .seconds(60))
+        let n = p.shownA.count
+        try p.a.resume(now: p.now)
+        p.pump()
+        #expect(Array(p.shownA[n...]) == [.yourTurn, .turnClock(seconds: 23)]) // 22.5 s: charged 7.5 s, not 12.5 s
+        #expect(p.a.pollTimeout() == p.now + .milliseconds(22_500))
+    }
 }
