@@ -15,7 +15,7 @@ public enum BotApp {
         let logger = Logger(label: "tictac.bot")
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
-        let state = setup.openState()
+        let state = setup.openState(place: "bot")
         state.notify = { logger.warning("\($0)") }
         let engine = try config.engine.map { command throws(AppFailure) in
             try probeEngine(command, config, reactor: reactor, logger: logger)

@@ -50,12 +50,15 @@ struct DaemonSetup {
     }
 
     /// What this run keeps: nothing with `--ephemeral` or `--seed` (a test's seeded key must
-    /// come from the seed), else the state directory (`--state-dir` or the default).
-    func openState() -> DaemonState {
+    /// come from the seed), else the state directory (`--state-dir`, or the default with `place`
+    /// under it: the bot's `bot`, so a bot and a player on one host each keep their own id and
+    /// history instead of one getting a throwaway id).
+    func openState(place: String? = nil) -> DaemonState {
         if settings.ephemeral || settings.seed != nil { return DaemonState() }
         var env: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME"] { env[name] = getenv(name).map { String(cString: $0) } }
-        return DaemonState(path: settings.stateDirectory ?? StateDirectory.defaultPath(environment: env))
+        let home = StateDirectory.defaultPath(environment: env)
+        return DaemonState(path: settings.stateDirectory ?? home.map { path in place.map { path + "/" + $0 } ?? path })
     }
 
     /// The daemon, with what it keeps (`state`: its notices are for the player).
