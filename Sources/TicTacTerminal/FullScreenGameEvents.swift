@@ -109,10 +109,12 @@ extension FullScreenModel {
     }
 
     /// "ben played c3" (3 x 3: "ben played 5") while the game goes on.
-    var lastMoveText: String? {
+    var lastMoveText: String? { lastMove.map { "\($0.who) played \($0.cell)" } }
+
+    /// Who made the last move and its cell's name, while the game goes on.
+    var lastMove: (who: String, cell: String)? {
         guard let game, let cell = game.lastMove else { return nil }
         if case .over = game.phase { return nil }
-        let name = game.size == .classic ? String(cell + 1) : CellName.name(cell, on: game.size)
-        return "\(game.opponent.name) played \(name)"
+        return (game.opponent.name, game.size == .classic ? String(cell + 1) : CellName.name(cell, on: game.size))
     }
 }

@@ -243,8 +243,18 @@ extension FullScreenModel {
             case .opponentTurn: hotSeat ? .good : .bold
             case let .over(result, _, _): hotSeat ? .good : result == .won ? .good : result == .lost ? .bad : .warn
             }
+            let room = width - Self.margin.count
             var line = ScreenLine(Self.margin)
-            line.add(clip(status, width - Self.margin.count), style) // a cut clock or cell name is marked as cut
+            if textWidth(status) > room, let move = lastMove, let text = lastMoveText, status.hasSuffix(text) {
+                // Too narrow for both: the move goes on a line of its own, its cell never cut (a
+                // long name is, before it).
+                let played = " played \(move.cell)"
+                line.add(clip(String(status.dropLast(text.count + 3)), room), style)
+                rows.append(line)
+                line = ScreenLine(Self.margin + clip(move.who, max(1, room - textWidth(played))) + played)
+            } else {
+                line.add(clip(status, room), style) // a cut clock is marked as cut
+            }
             rows.append(line)
             if var followUp = followUpText {
                 if textWidth(followUp) > width - Self.margin.count { followUp = shortFollowUpText ?? followUp }

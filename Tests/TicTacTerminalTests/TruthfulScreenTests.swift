@@ -141,6 +141,23 @@ import TicTacWire
         #expect(big.statusText?.hasSuffix("bob played e7") == true)
     }
 
+    /// At 40 columns a long name cut the move off the status line: the move then gets a line of
+    /// its own, the name cut before its cell, never the cell.
+    @Test func aNarrowScreenNeverCutsTheLastMovesCell() throws {
+        var m = FullScreenModel(color: false, unicode: true)
+        m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        let long = Opponent(id: bob.id, name: "benjamin-the-bot@a-very-long-workstation-name")
+        m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: long))
+        m.apply(.game(.opponentTurn, opponent: long))
+        m.apply(.game(.opponentMoved(cell: 4), opponent: long))
+        m.apply(.game(.yourTurn, opponent: long))
+        let narrow = screen(m, 40, 14)
+        #expect(narrow.contains("  Your Turn"), "\(narrow)")
+        #expect(narrow.contains { $0.hasPrefix("  benjamin-") && $0.hasSuffix("… played 5") }, "\(narrow)")
+        expectFits(m, width: 40, height: 14)
+        #expect(screen(m, 80, 24).contains { $0.hasSuffix("Your Turn · benjamin-the-bot@a-very-long-workstation-name played 5") })
+    }
+
     // MARK: d. Cells named as the player names them
 
     @Test func jsonNamesTheOpponentsMoveAndGivesRows() throws {
