@@ -21,6 +21,7 @@ public enum PeersApp {
             try PresenceService(reactor: reactor, local: local, port: port, interfaces: config.discovery.interfaces,
                                 config: discoveryConfig, broadcast: config.discovery.broadcast, random: system)
         }
+        look.onDebug = { [logger] in logger.debug("\($0)") } // why a DNS-SD record is not a peer
         look.start()
         // DNS-SD too (browse only): daemons beyond the broadcast domain, e.g. across a reflector.
         var dnssd: AvahiDNSSDAgent?

@@ -95,6 +95,9 @@ extension DaemonCore {
             return
         }
         link.announce()
+        // RESUME first (Protocol.md §13: "at once"): an INVITE before it would start a roll that
+        // the RESUME then arrives in, and the peer must refuse that as a fault.
+        suspensions.linkReady(link, now: now)
         if heir != nil {
             // It takes over from an announced link that closed: the peer never left the lobby.
             if let invite = link.outgoingInvite { invitations.resend(invite, on: link) } // moved here
@@ -102,7 +105,6 @@ extension DaemonCore {
             lobby.linkReady(peer)
             invitations.linkReady(link, peer, now: now)
         }
-        suspensions.linkReady(link, now: now)
         watching.linkReady(link, peer)
         invitations.botInviteIfWanted(peer.id, now: now)
     }

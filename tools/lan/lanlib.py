@@ -2,10 +2,12 @@
 daemons in LAN hosts speaking plain mode with --json. Call `setup(prefix)` first."""
 import json
 import os
+import shutil
 import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -17,8 +19,11 @@ procs = []
 
 
 def setup(prefix):
-    """Names this suite's LAN (its own prefix, so suites never share hosts)."""
+    """Names this suite's LAN (its own prefix, so suites never share hosts), and gives its daemons
+    a state home of their own, removed at the end: nothing is kept from one run to the next (a
+    bot's history would take up the last run's games with the same players)."""
     ENV["TICTAC_LAN_PREFIX"] = prefix
+    ENV["XDG_STATE_HOME"] = tempfile.mkdtemp(prefix=f"tictac-{prefix}state.")
 
 
 def finish():
@@ -29,6 +34,8 @@ def finish():
         except Exception:
             pass
     lan("down", check_rc=False)
+    if ENV.get("XDG_STATE_HOME", "").startswith(tempfile.gettempdir() + "/tictac-"):
+        shutil.rmtree(ENV["XDG_STATE_HOME"], ignore_errors=True)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
