@@ -98,7 +98,10 @@ import TicTacWire
         m.apply(.game(.opponentMoved(cell: 11 * 15 + 7), opponent: bobOpponent))
         let full = try #require(m.statusText)
         #expect(full.hasSuffix("bob played h12"))
-        let line = try #require(screen(m, 20, 40).first { $0.hasPrefix("  Your Turn") })
+        // Too narrow for both: the move goes on a line of its own, whole (TruthfulScreenTests).
+        let lines = screen(m, 20, 40)
+        #expect(lines.contains("  Your Turn") && lines.contains("  bob played h12"), "\(lines)")
+        let line = try #require(screen(m, 10, 40).first { $0.hasPrefix("  Your") })
         #expect(line.hasSuffix("…"), "\(line)")
     }
 }
