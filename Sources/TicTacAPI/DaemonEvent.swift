@@ -53,7 +53,7 @@ public enum DaemonEvent: Sendable, Equatable {
     case connectFailed(String, reason: String)
     /// A game we watch, from the daemon that serves it (Protocol.md §14).
     case watched(WatchUpdate, from: PeerInfo)
-    /// How many watch our games now (it changed).
+    /// How many watch our games now (it changed): through our daemon and our opponents'.
     case watchers(Int)
     /// The opponent's player turned watching of its games with us off or on (SPECTATORS).
     case opponentSpectators(PeerInfo, allowed: Bool)

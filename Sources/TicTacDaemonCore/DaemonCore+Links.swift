@@ -41,7 +41,7 @@ extension DaemonCore {
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
         case let .watch(w): spectators.received(w, on: link, now: now)
         case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
-        case let .spectators(on): spectators.peerChose(on, on: link, now: now)
+        case let .spectators(on, watchers): spectators.peerChose(on, watchers: watchers, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
         }

@@ -36,16 +36,29 @@ final class Spectators {
     private let config: DaemonConfig
     private let links: LinkRegistry
     private let outbox: Outbox
-    /// By the watcher's link. Our player hears how many watch when that changes.
+    /// By the watcher's link. Our player hears how many watch when that changes, and the
+    /// players whose games they watch are told (SPECTATORS field 2).
     private(set) var follows: [LinkID: Follow] = [:] {
         didSet {
-            guard follows.count != reported else { return }
-            reported = follows.count
-            outbox.emit(.watchers(reported))
+            guard follows.count != oldValue.count || follows.contains(where: { oldValue[$0.key]?.game != $0.value.game }) else { return }
+            report()
+            countsChanged()
         }
     }
     /// The count last told (`DaemonEvent.watchers`).
     private var reported = 0
+    /// Watchers each opponent's daemon serves of the game on that link (its SPECTATORS field 2).
+    private var theirs: [LinkID: UInt16] = [:]
+    /// What each player's link was last told of the watchers we serve of its game.
+    private var toldCounts: [LinkID: UInt16] = [:]
+    /// When the counts are told next (nil: nothing new), and when they last were.
+    private var countsDue: Instant?
+    private var lastCountRound: Instant?
+    /// The latest time an input brought (a change between inputs is due from then).
+    private var lastNow = Instant(nanoseconds: 0)
+    /// One round of counts at most this often: with the choice's 4 rounds a second, within the
+    /// receiver's bound of 8 SPECTATORS a second (Protocol.md §14).
+    static let countSpacing: Duration = .milliseconds(500)
     /// Links that asked anything: they stay watchers' links (no INVITE, Protocol.md §14).
     private(set) var watchers: Set<LinkID> = []
     /// Our player allows watchers (`--no-spectators`, the full screen's key).
@@ -53,7 +66,9 @@ final class Spectators {
     /// SPECTATORS rounds sent in the current second (`DaemonConfig.maxSpectatorChangesPerSecond`).
     private var notices = RateWindow()
     /// A change that waits for that second to end: when it goes.
-    private(set) var nextDeadline: Instant?
+    private var choiceDeadline: Instant?
+    /// When `timeouts` has work: a choice or counts to tell.
+    var nextDeadline: Instant? { [choiceDeadline, countsDue].compactMap { $0 }.min() }
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
         self.config = config
@@ -69,6 +84,7 @@ final class Spectators {
 
     /// A WATCH from `link`.
     func received(_ watch: Watch, on link: Link, now: Instant) {
+        lastNow = now
         guard link.isIdle, link.heldInvite == nil else {
             return outbox.fail(link, .unexpectedMessage, "WATCH on a link that carries an invitation or a game")
         }
@@ -125,21 +141,54 @@ final class Spectators {
     /// SPECTATORS with our player's choice on every link whose peer was told otherwise: the last
     /// choice only, and past the second's bound once that second is over (Protocol.md §14).
     private func tellPlayers(now: Instant) {
-        guard nextDeadline == nil else { return } // the waiting round tells the choice as it is then
+        guard choiceDeadline == nil else { return } // the waiting round tells the choice as it is then
         let due = links.sortedIDs.compactMap { links[$0] }.filter { !$0.closing && $0.watchChoice.told.map { $0 != allowed } == true }
         guard !due.isEmpty else { return }
         let limit = config.maxSpectatorChangesPerSecond
         guard limit == 0 || notices.count(now: now, limit: limit) else {
-            nextDeadline = now + .seconds(1)
+            choiceDeadline = now + .seconds(1)
             return
         }
         for link in due { tell(link) }
     }
 
     func timeouts(now: Instant) {
-        guard let at = nextDeadline, now >= at else { return }
-        nextDeadline = nil
+        lastNow = now
+        tellCounts(now: now)
+        guard let at = choiceDeadline, now >= at else { return }
+        choiceDeadline = nil
         tellPlayers(now: now)
+    }
+
+    /// Our player hears how many watch its games: through our daemon and through its opponents'.
+    private func report() {
+        let total = follows.count + theirs.values.reduce(0) { $0 + Int($1) }
+        guard total != reported else { return }
+        reported = total
+        outbox.emit(.watchers(reported))
+    }
+
+    private func countsChanged() {
+        guard countsDue == nil else { return }
+        countsDue = lastCountRound.map { max(lastNow, $0 + Self.countSpacing) } ?? lastNow
+    }
+
+    /// SPECTATORS with the number of watchers we serve of each player's link's game, where it
+    /// changed (field 2, Protocol.md §14): the opponent's player is told it is watched.
+    private func tellCounts(now: Instant) {
+        guard let due = countsDue, now >= due else { return }
+        countsDue = nil
+        lastCountRound = now
+        var counts: [LinkID: UInt16] = [:]
+        for f in follows.values { counts[f.game, default: 0] &+= 1 }
+        for id in links.sortedIDs {
+            guard let link = links[id], !link.closing, link.watchChoice.told != nil else { continue }
+            let n = counts[id] ?? 0
+            guard n != toldCounts[id] ?? 0 else { continue }
+            toldCounts[id] = n
+            link.watchChoice.told = allowed
+            outbox.send(link, .spectators(allowed, watchers: n))
+        }
     }
 
     /// `link`'s handshake is done: a player's daemon at version 2 knows our HELLO's bit, and
@@ -160,10 +209,15 @@ final class Spectators {
     /// SPECTATORS from the peer on `link`: its player's choice for the games on that link, now
     /// and later. Off ends their watchers at once (Protocol.md §14). On a watcher's link it is
     /// kept and changes nothing: no game goes on such a link.
-    func peerChose(_ on: Bool, on link: Link, now: Instant) {
+    func peerChose(_ on: Bool, watchers count: UInt16? = nil, on link: Link, now: Instant) {
+        lastNow = now
         let limit = config.maxSpectatorNoticesPerSecond
         guard limit == 0 || link.floods.spectatorNotices.count(now: now, limit: limit) else {
             return outbox.fail(link, .unexpectedMessage, "SPECTATORS flood: more than \(limit) in one second (Protocol.md §14)")
+        }
+        if let count, !watchers.contains(link.id) {
+            theirs[link.id] = count == 0 ? nil : count
+            report()
         }
         if on != Self.opponentAllows(link), let peer = link.peer {
             outbox.log("\(peer.name) turned spectators \(on ? "on" : "off") for its games with us (Protocol.md §14)")
@@ -181,6 +235,8 @@ final class Spectators {
     func linkGone(_ id: LinkID) {
         follows[id] = nil
         watchers.remove(id)
+        toldCounts[id] = nil
+        if theirs.removeValue(forKey: id) != nil { report() }
         outbox.forgetLate(id)
     }
 

@@ -100,7 +100,11 @@ struct GameTracker {
         case .watch, .watching, .watchMove, .watchEnd, .watchStop, .games:
             // A watcher's messages (Protocol.md §14) travel sealed; told by their kind if seen.
             return [("spectator", [("type", .string("\(message.kind)"))], "\(who): \(message.kind) (spectators)", false)]
-        case let .spectators(on):
+        case let .spectators(on, watchers?):
+            // How many watch the game through the sender's daemon (Protocol.md §14).
+            return [("spectators", [("allowed", .bool(on)), ("watchers", .int(Int(watchers)))],
+                     "\(who): SPECTATORS \(on ? "on" : "off"), \(watchers) watching through it", false)]
+        case let .spectators(on, nil):
             // A player's change of mind (Protocol.md §14): its games may be watched, or no longer.
             return [("spectators", [("allowed", .bool(on))],
                      "\(who): SPECTATORS \(on ? "on: its games may be watched again" : "off: its games may not be watched")", false)]

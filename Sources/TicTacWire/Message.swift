@@ -274,8 +274,9 @@ public enum Message: Sendable, Equatable {
     case watchStop(WatchStopReason)
     /// The games the sender plays now, for a watcher to pick one.
     case games([ListedGame])
-    /// The sender's player allows watchers of its games on this link (true) or no longer (false).
-    case spectators(Bool)
+    /// The sender's player allows watchers of its games on this link (true) or no longer (false);
+    /// `watchers`: how many watchers the sender serves of the game on this link (field 2).
+    case spectators(Bool, watchers: UInt16? = nil)
     // Discovery (UDP)
     case announce(Announce)
     case query(from: ID128)

@@ -83,8 +83,9 @@ extension Message {
             f.int(1, reason.rawValue)
         case let .games(list):
             f.raw(1, ListedGame.encode(list))
-        case let .spectators(on):
+        case let .spectators(on, watchers):
             f.int(1, UInt8(on ? 1 : 0))
+            if let watchers { f.int(2, watchers) }
         case let .announce(a):
             f.id(1, a.instanceID)
             f.string(2, a.name.value)
@@ -250,7 +251,7 @@ extension Message {
         case .spectators:
             let raw: UInt8 = try f.int(1)
             try f.check(raw <= 1, 1, "SPECTATORS choice \(raw) is not 0 or 1")
-            self = .spectators(raw == 1)
+            self = .spectators(raw == 1, watchers: f.has(2) ? try f.int(2) : nil)
         case .announce:
             let minV: UInt8 = try f.int(7), maxV: UInt8 = try f.int(8), interval: UInt16 = try f.int(9)
             try f.check(minV >= 1 && minV <= maxV, 7, "version range \(minV)...\(maxV) is empty")

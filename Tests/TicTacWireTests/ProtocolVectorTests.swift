@@ -67,6 +67,7 @@ import Testing
             "games": .games([ListedGame(opponent: WatchPlayer(id: alice, name: ben), rows: 15, cols: 15, k: 5, moves: 12)]),
             "spectators-off": .spectators(false),
             "spectators-on": .spectators(true),
+            "spectators-watchers": .spectators(true, watchers: 2),
             "announce": .announce(Announce(instanceID: alice, name: name, tcpPort: 49152,
                                            capabilities: [.tictactoe, .field], fieldPort: 49153, state: 2,
                                            minVersion: 1, maxVersion: 3, intervalMillis: 2000)),

@@ -53,7 +53,7 @@ local fields_of = {
   [0x2c] = { {"winner", "u8"}, {"how", "u8"} },
   [0x2d] = { {"stop_reason", "u8"} },
   [0x2e] = { {"games_list", "bytes"} },
-  [0x2f] = { {"spectators_allowed", "u8"} },
+  [0x2f] = { {"spectators_allowed", "u8"}, {"watchers", "u16"} },
   [0x30] = { {"instance_id", "id"}, {"name", "str"}, {"tcp_port", "u16"}, {"capabilities", "u32"},
              {"field_port", "u16"}, {"state", "u8"}, {"min_version", "u8"}, {"max_version", "u8"},
              {"interval_ms", "u16"}, [10] = {"presence_key", "bytes"}, [11] = {"presence_time_ms", "u64"},
