@@ -286,14 +286,11 @@ public final class GameStore {
         }
     }
 
-    /// The ids we played the history's games as, each with its games and its unfinished ones
-    /// (playing, interrupted, adjourned): a key file lost would orphan those.
+    /// The ids we played the history's games as, with their games and unfinished ones.
     public func ourIDs() throws(StoreError) -> [(id: ID128, games: Int, unfinished: Int)] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT ourID, count(*) AS n, sum(state IN ('playing', 'interrupted', 'adjourned')) AS u
-                FROM games GROUP BY ourID ORDER BY max(id) DESC
-                """).compactMap { row in
+            try Row.fetchAll(db, sql: "SELECT ourID, count(*) AS n, sum(state IN ('playing', 'interrupted', 'adjourned')) AS u "
+                             + "FROM games GROUP BY ourID ORDER BY max(id) DESC").compactMap { row in
                 ID128(hex: row["ourID"]).map { ($0, row["n"], row["u"]) }
             }
         }
