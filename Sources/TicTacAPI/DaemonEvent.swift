@@ -1,7 +1,9 @@
 import TicTacEngine
 import TicTacWire
 
-/// What the player (terminal, plain mode, or the bot's log) is told.
+/// What the player (terminal, plain mode, or the bot's log) is told: the one event type from the
+/// daemon to every front. Most come from the daemon's core; the last group is said by the fronts'
+/// own parts (the shell's startup, help, plain mode's announcers) in the same words.
 public enum DaemonEvent: Sendable, Equatable {
     case peerFound(PeerInfo)
     case peerLost(PeerInfo, reason: String)
@@ -34,7 +36,7 @@ public enum DaemonEvent: Sendable, Equatable {
     /// The interrupted or adjourned game goes on (its start, board and turn follow), or, with
     /// `resigned`, the peer resigned it while apart (the game-over follows).
     /// `opponentMoved`: the peer made a move in it before the link was lost (the bot counts it).
-    case gameResumed(PeerInfo, resigned: Bool, opponentMoved: Bool)
+    case gameResumed(PeerInfo, resigned: Bool, opponentMoved: Bool = false)
     /// The game stops waiting; it is offered again the next time both are present.
     case gameAdjourned(PeerInfo)
     /// The game cannot be resumed: it ends without a result.
@@ -57,6 +59,23 @@ public enum DaemonEvent: Sendable, Equatable {
     case watchers(Int)
     /// The opponent's player turned watching of its games with us off or on (SPECTATORS).
     case opponentSpectators(PeerInfo, allowed: Bool)
+
+    /// Listening: our name, id and TCP port.
+    case ready(name: String, id: ID128, port: UInt16)
+    /// The lobby as it is now (the `peers` command).
+    case peers([PeerInfo])
+    /// A command could not be done, or the shell failed at something (not a peer's fault).
+    case error(code: String, message: String)
+    case help(String)
+    /// Something the player should know that is not an error (the network came or went).
+    case notice(String)
+    /// Plain mode only (the full screen counts down itself): the game is over and the next one
+    /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
+    /// ends the match instead (docs/plain-mode.md).
+    case rematch(seconds: Int, lobby: Bool)
+    /// Plain mode only (the full screen shows the clock itself): `seconds` are left for the move
+    /// of our player (`yours`) or of the opponent.
+    case moveClock(PeerInfo, yours: Bool, seconds: Int)
 }
 
 /// What a watcher hears from the player's daemon it asked (Protocol.md §14).

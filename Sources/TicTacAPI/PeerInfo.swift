@@ -36,6 +36,11 @@ public struct PeerInfo: Sendable, Equatable, Hashable {
         self.init(id: id, name: name, addresses: [address], port: port, capabilities: capabilities, program: program)
     }
 
+    /// A player known only by its id and name: the opponent of a game with no network.
+    public init(id: ID128, name: String) {
+        self.init(id: id, name: name, addresses: [], port: nil, capabilities: [])
+    }
+
     /// The address to show a person: the first (the one a link came from, or the most recently
     /// heard) that is not IPv6 link-local, which means nothing without its interface and reads
     /// worse than the IPv4 address discovery also saw; else the first. Dialling uses `addresses`.

@@ -90,7 +90,7 @@ public final class BotRunner {
         case let .connectFailed(to, reason): log("cannot connect to \(to): \(reason)")
         case .gameInterrupted, .gameResumed, .gameAdjourned, .gameVoid, .gameAbandoned, .gameClaimed, .claimWithdrawn:
             // A game that outlives its link is reported as a finished one is (Protocol.md §13).
-            output.write(json ? OutputFormatter(style: .json).json(OutputEvent(event)).serialized : Self.waitingText(event))
+            output.write(json ? OutputFormatter(style: .json).json(event).serialized : Self.waitingText(event))
         default: break
         }
     }

@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
@@ -11,12 +12,12 @@ import TicTacWire
 final class DialReports {
     private let reactor: Reactor
     private let daemon: Daemon
-    private let show: (OutputEvent) -> Void
+    private let show: (DaemonEvent) -> Void
     /// Connections made whose handshake has not ended, with the text the player typed.
     private var pending: [(link: LinkID, text: String)] = []
     private var timer: Reactor.TimerID?
 
-    init(reactor: Reactor, daemon: Daemon, show: @escaping (OutputEvent) -> Void) {
+    init(reactor: Reactor, daemon: Daemon, show: @escaping (DaemonEvent) -> Void) {
         self.reactor = reactor
         self.daemon = daemon
         self.show = show

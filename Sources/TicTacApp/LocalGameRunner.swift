@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacEngine
 import TicTacNet
 import TicTacTerminal
@@ -39,7 +40,7 @@ public final class LocalGameRunner {
         try lifecycle.run()
     }
 
-    private func show(_ events: [OutputEvent]) {
+    private func show(_ events: [DaemonEvent]) {
         for event in events { front.show(event) }
         if let timer { reactor.cancel(timer) }
         timer = nil

@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacTerminal
 import TicTacEngine
 import TicTacWire
@@ -10,13 +11,13 @@ public struct LocalMatch {
     public private(set) var human: GameSession
     public private(set) var botSide: GameSession
     public let bot: Bot
-    public let opponent: Opponent
+    public let opponent: PeerInfo
     /// Two people at one keyboard (`play --local --hotseat`): no bot; each move goes to the side
     /// whose turn it is (`human` is player 1, `botSide` player 2).
     public let hotSeat: Bool
     private var botRNG: AnyRandom
     private let budget: SearchBudget
-    private var output: [OutputEvent] = []
+    private var output: [DaemonEvent] = []
 
     /// - Parameters:
     ///   - rng: randomness for both sessions and the bot (the system generator outside tests).
@@ -32,7 +33,7 @@ public struct LocalMatch {
         bot = Bot(level: level)
         botRNG = AnyRandom(SplitMix64(seed: rng.next()))
         let id = ID128.random(using: &rng)
-        opponent = Opponent(id: id, name: hotSeat ? playerTwo ?? Self.playerTwo : "bot (\(level.rawValue))")
+        opponent = PeerInfo(id: id, name: hotSeat ? playerTwo ?? Self.playerTwo : "bot (\(level.rawValue))")
         self.hotSeat = hotSeat
         self.budget = budget
     }
@@ -53,14 +54,14 @@ public struct LocalMatch {
         [human.pollTimeout(), botSide.pollTimeout()].compactMap { $0 }.min()
     }
 
-    public mutating func start(now: Instant) -> [OutputEvent] {
+    public mutating func start(now: Instant) -> [DaemonEvent] {
         human.handle(.start, now: now)
         botSide.handle(.start, now: now)
         return pump(now: now)
     }
 
     /// Carries out one command. `quit` is the caller's to handle.
-    public mutating func command(_ command: Command, now: Instant) -> [OutputEvent] {
+    public mutating func command(_ command: Command, now: Instant) -> [DaemonEvent] {
         do {
             switch command {
             case let .move(n): try toMover(.move(n - 1), now: now)
@@ -96,7 +97,7 @@ public struct LocalMatch {
         return pump(now: now)
     }
 
-    public mutating func timeout(now: Instant) -> [OutputEvent] {
+    public mutating func timeout(now: Instant) -> [DaemonEvent] {
         human.handleTimeout(now: now)
         botSide.handleTimeout(now: now)
         return pump(now: now)
@@ -111,7 +112,7 @@ public struct LocalMatch {
     }
 
     /// Delivers frames both ways until quiet; the bot moves as soon as it is told it is its turn.
-    private mutating func pump(now: Instant) -> [OutputEvent] {
+    private mutating func pump(now: Instant) -> [DaemonEvent] {
         var progress = true
         while progress {
             progress = false

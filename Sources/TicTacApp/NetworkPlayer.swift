@@ -17,7 +17,7 @@ public final class NetworkPlayer {
     private let resolver: HostResolver
     private let lifecycle: RunnerLifecycle
     private var running = false
-    private var pending: [OutputEvent] = []
+    private var pending: [DaemonEvent] = []
     private lazy var dials = DialReports(reactor: reactor, daemon: daemon) { [unowned self] in front.show($0) }
 
     /// - Parameters:
@@ -43,7 +43,7 @@ public final class NetworkPlayer {
     }
 
     /// Runs until the player quits or a signal arrives.
-    public func run(connectTo peers: [[SocketAddress]], notices: [OutputEvent] = []) throws(NetError) {
+    public func run(connectTo peers: [[SocketAddress]], notices: [DaemonEvent] = []) throws(NetError) {
         defer { front.stop(); dials.stop() } // gives the terminal back on every way out, errors included
         try lifecycle.start { [unowned self] deadline, done in
             field?.leave()
@@ -51,7 +51,7 @@ public final class NetworkPlayer {
             daemon.leave(within: deadline, then: done)
         }
         daemon.onEvent = { [unowned self] event in
-            front.show(OutputEvent(event))
+            front.show(event)
             dials.check()
             if case let .invited(by, _) = event, let field, field.isOpen {
                 field.front.show(.notice("\(by.name) invites you to tic-tac-toe: the lobby has it"))

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TicTacAPI
 import Glibc
 #endif
 import TicTacDaemon
@@ -44,7 +45,7 @@ public enum PlayApp {
             // Published while the field is open; `_tictactoe._tcp`'s agent already tells of outages.
             field.dnssd = FieldDNSSD(agent: AvahiDNSSDAgent(reactor: reactor, service: .field), presence: presence)
         }
-        let notices = (state.notices + [notice, logNotice].compactMap { $0 }).map { OutputEvent.notice($0) }
+        let notices = (state.notices + [notice, logNotice].compactMap { $0 }).map { DaemonEvent.notice($0) }
         try AppFailure.attempt(.osErr, nil) { try player.run(connectTo: peers, notices: notices) }
         return player.exitStatus
     }

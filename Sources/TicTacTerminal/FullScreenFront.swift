@@ -12,6 +12,7 @@
 // Hand-written VT100/ANSI sequences, no curses.
 
 #if canImport(Glibc)
+import TicTacAPI
 import Glibc
 #endif
 import TicTacNet
@@ -66,7 +67,7 @@ public final class FullScreenFront: Front {
     }
 
     /// Updates the screen with one event.
-    public func show(_ event: OutputEvent) {
+    public func show(_ event: DaemonEvent) {
         model.apply(event)
         setNeedsRender()
         if case .game(.yourTurn, _) = event { restartTicks() } // a move clock starts now

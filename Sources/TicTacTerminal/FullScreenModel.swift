@@ -113,7 +113,7 @@ struct FullScreenModel {
     // MARK: - Events
 
     /// Updates the model from one event.
-    mutating func apply(_ event: OutputEvent) {
+    mutating func apply(_ event: DaemonEvent) {
         switch event {
         case let .ready(name, id, port):
             me = Me(name: name, id: id, port: port)
@@ -190,14 +190,14 @@ struct FullScreenModel {
             if incoming?.peer.id == p.id { incoming = nil }
             if outgoing?.id == p.id { outgoing = nil }
             notice = Notice(title: left ? nil : Self.disconnectedTitle, text: text, tone: .alert, about: p.id)
-        case let .gameInterrupted(p, seconds, reason):
+        case let .gameInterrupted(p, window, reason):
             // The board stays: the game is kept, and goes on if the peer comes back. No move
             // clock runs meanwhile; the wait counts down instead (`tick`).
             game?.clockLeft = nil
-            waiting = (p, seconds, reason)
+            waiting = (p, OutputFormatter.seconds(window), reason)
             notice = nil
             showWaiting()
-        case let .gameResumed(p, resigned):
+        case let .gameResumed(p, resigned, _):
             waiting = nil
             notice = Notice(text: resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on",
                             tone: .info, about: p.id)
@@ -228,6 +228,12 @@ struct FullScreenModel {
             notice = Notice(text: text, tone: byUs ? .info : .alert, about: p.id)
         case let .error(_, message):
             notice = Notice(text: message, tone: .error)
+        case .protocolError, .connectFailed:
+            notice = Notice(text: OutputFormatter.errorText(event) ?? "", tone: .error)
+        case let .opponentSpectators(p, allowed):
+            notice = Notice(text: OutputFormatter.spectatorsText(p, allowed: allowed), tone: .info)
+        case let .watched(_, p):
+            notice = Notice(text: OutputFormatter.watchedText(p), tone: .info)
         case let .help(text), let .notice(text):
             notice = Notice(text: text, tone: .info)
         case let .watchers(n):
@@ -236,8 +242,8 @@ struct FullScreenModel {
             if !lasting { notice = Notice(text: OutputFormatter.watchersText(n, undo: "w in the lobby"), tone: .info) }
         case .rematch, .moveClock:
             break // plain mode's line; the screen counts down from game-over itself
-        case let .game(g, opponent):
-            apply(g, opponent: opponent)
+        case let .game(g, p):
+            apply(g, opponent: Opponent(id: p.id, name: p.name))
         }
     }
 
@@ -334,4 +340,10 @@ struct FullScreenModel {
     mutating func select(step: Int) {
         selected = max(0, min(peers.count - 1, selected + step))
     }
+}
+
+/// Who the player faces, as a game on the screen keeps it.
+struct Opponent: Equatable {
+    var id: ID128
+    var name: String
 }

@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacEngine
 import TicTacTime
 
@@ -12,9 +13,9 @@ struct MoveClockAnnouncer {
     private(set) var moveTime = 0
     /// When to warn, while a turn with a clock runs.
     private(set) var deadline: Instant?
-    private var turn: (opponent: Opponent, yours: Bool)?
+    private var turn: (opponent: PeerInfo, yours: Bool)?
 
-    mutating func after(_ event: OutputEvent, now: Instant) {
+    mutating func after(_ event: DaemonEvent, now: Instant) {
         switch event {
         case let .game(.rolls(_, _, seconds), _):
             moveTime = seconds
@@ -36,7 +37,7 @@ struct MoveClockAnnouncer {
     }
 
     /// The warning, once `deadline` has come.
-    mutating func due(now: Instant) -> OutputEvent? {
+    mutating func due(now: Instant) -> DaemonEvent? {
         guard let deadline, now >= deadline, let turn else { return nil }
         self.deadline = nil
         return .moveClock(turn.opponent, yours: turn.yours, seconds: Self.warning)

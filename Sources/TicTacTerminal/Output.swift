@@ -4,103 +4,11 @@ import TicTacEngine
 import TicTacJSON
 import TicTacWire
 
-/// Who the player faces (for `game-started`).
-public struct Opponent: Sendable, Equatable {
-    public var id: ID128
-    public var name: String
-    public init(id: ID128, name: String) {
-        self.id = id
-        self.name = name
-    }
-}
-
 /// How a game ended, when an event before its game-over said why: a move clock ran out, or a
 /// player left the running game (`yours`: our player).
 public enum GameEnding: Sendable, Equatable {
     case time(yours: Bool)
     case left(yours: Bool)
-}
-
-/// Everything the plain mode prints, one event per line.
-public enum OutputEvent: Sendable, Equatable {
-    case game(GameEvent, opponent: Opponent)
-    case error(code: String, message: String)
-    case help(String)
-    /// Something the player should know that is not an error (the network came or went).
-    case notice(String)
-    /// Listening: our name, id and TCP port.
-    case ready(name: String, id: ID128, port: UInt16)
-    case peers([PeerInfo])
-    case peerFound(PeerInfo)
-    case peerLost(PeerInfo, reason: String)
-    case peerUpdated(PeerInfo)
-    case invited(by: PeerInfo, size: BoardSize)
-    case inviteSent(to: PeerInfo)
-    case inviteCancelled(by: PeerInfo)
-    /// Nobody answered the peer's invitation in time: it was declined (`no-answer`).
-    case inviteExpired(by: PeerInfo)
-    /// The peer's invitation waits behind the one being answered (`ahead` before it).
-    case inviteHeld(by: PeerInfo, size: BoardSize, ahead: Int)
-    /// A held invitation was declined `busy`: our player started a game.
-    case heldInviteDeclined(by: PeerInfo)
-    case declined(by: PeerInfo, reason: DeclineReason)
-    case disconnected(PeerInfo, reason: String)
-    /// The game's link was lost; it waits `seconds` for the peer (Protocol.md §13).
-    case gameInterrupted(PeerInfo, seconds: Int, reason: String)
-    case gameResumed(PeerInfo, resigned: Bool)
-    case gameAdjourned(PeerInfo)
-    case gameVoid(PeerInfo, reason: String)
-    case gameAbandoned(PeerInfo, reason: String)
-    case gameClaimed(PeerInfo, won: Bool, reason: String)
-    case claimWithdrawn(PeerInfo, reason: String)
-    case matchEnded(PeerInfo, byUs: Bool)
-    /// How many watch our games now (it changed): a notice, worded by each front.
-    case watchers(Int)
-    /// Plain mode only (the full screen counts down itself): the game is over and the next one
-    /// starts by itself in `seconds`; `new` starts it now and, when `lobby` is true, `lobby`
-    /// ends the match instead (docs/plain-mode.md).
-    case rematch(seconds: Int, lobby: Bool)
-    /// Plain mode only (the full screen shows the clock itself): `seconds` are left for the move
-    /// of our player (`yours`) or of the opponent (MoveClockAnnouncer).
-    case moveClock(Opponent, yours: Bool, seconds: Int)
-
-    /// The front's view of a daemon event.
-    public init(_ event: DaemonEvent) {
-        switch event {
-        case let .peerFound(p): self = .peerFound(p)
-        case let .peerLost(p, r): self = .peerLost(p, reason: r)
-        case let .peerUpdated(p): self = .peerUpdated(p)
-        case let .invited(p, size): self = .invited(by: p, size: size)
-        case let .inviteSent(p): self = .inviteSent(to: p)
-        case let .inviteCancelled(p): self = .inviteCancelled(by: p)
-        case let .inviteExpired(p): self = .inviteExpired(by: p)
-        case let .inviteHeld(p, size, ahead): self = .inviteHeld(by: p, size: size, ahead: ahead)
-        case let .heldInviteDeclined(p): self = .heldInviteDeclined(by: p)
-        case let .declined(p, r): self = .declined(by: p, reason: r)
-        case let .game(e, p): self = .game(e, opponent: Opponent(id: p.id, name: p.name))
-        case let .disconnected(p, r): self = .disconnected(p, reason: r)
-        case let .gameInterrupted(p, window, reason): self = .gameInterrupted(p, seconds: Int(window.components.seconds), reason: reason)
-        case let .gameResumed(p, resigned, _): self = .gameResumed(p, resigned: resigned)
-        case let .gameAdjourned(p): self = .gameAdjourned(p)
-        case let .gameVoid(p, reason): self = .gameVoid(p, reason: reason)
-        case let .gameAbandoned(p, reason): self = .gameAbandoned(p, reason: reason)
-        case let .gameClaimed(p, won, reason): self = .gameClaimed(p, won: won, reason: reason)
-        case let .claimWithdrawn(p, reason): self = .claimWithdrawn(p, reason: reason)
-        case let .matchEnded(p, byUs): self = .matchEnded(p, byUs: byUs)
-        case let .protocolError(p, code, message, sent):
-            let who = p?.name ?? "peer"
-            self = .error(code: code.description, message: sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)")
-        case let .connectFailed(to, reason):
-            self = .error(code: "connect-failed", message: "Cannot connect to \(to): \(reason)")
-        case let .watchers(n): self = .watchers(n)
-        case let .opponentSpectators(p, allowed):
-            self = .notice(allowed ? "\(p.name) allows spectators again: your games with \(p.name) may be watched"
-                                   : "\(p.name) allows no spectators now: your games with \(p.name) are not watched")
-        case let .watched(_, p):
-            // Only a watcher asks (`tictac watch`, WatchOutput): a player's front never should.
-            self = .notice("\(p.name) sent news of a game to watch")
-        }
-    }
 }
 
 extension DeclineReason {
@@ -139,7 +47,7 @@ public struct OutputFormatter: Sendable {
     public init(style: Style) { self.style = style }
 
     /// Follows the events that shape later lines: call with every event before its lines.
-    public mutating func note(_ event: OutputEvent) {
+    public mutating func note(_ event: DaemonEvent) {
         if case .gameResumed = event { resuming = true }
         guard case let .game(g, _) = event else { return }
         switch g {
@@ -174,7 +82,7 @@ public struct OutputFormatter: Sendable {
     }
 
     /// The lines for one event (none for events a style does not show).
-    public func lines(for event: OutputEvent) -> [String] {
+    public func lines(for event: DaemonEvent) -> [String] {
         switch (style, event) {
         case (.json, _): [json(event).serialized] // JSON escapes control characters itself
         case (.text, .help): text(event) // our own text, laid out on several lines
@@ -224,7 +132,7 @@ public struct OutputFormatter: Sendable {
         }
     }
 
-    private func text(_ event: OutputEvent) -> [String] {
+    private func text(_ event: DaemonEvent) -> [String] {
         switch event {
         case let .ready(name, id, port): return ["Ready: \(name) (\(id.description.prefix(8))) listening on port \(port)"]
         case let .peers(list):
@@ -253,9 +161,9 @@ public struct OutputFormatter: Sendable {
         case let .disconnected(p, reason):
             if reason == DaemonEvent.leftReason(p.name) { return [reason] } // it said goodbye: not a fault
             return ["Peer Disconnected! \(Self.disconnectedText(p, reason: reason))"]
-        case let .gameInterrupted(p, seconds, reason):
-            return [Self.interruptedText(p, seconds: seconds, reason: reason, keys: "lobby adjourns the game, resign gives it up")]
-        case let .gameResumed(p, resigned):
+        case let .gameInterrupted(p, window, reason):
+            return [Self.interruptedText(p, seconds: Self.seconds(window), reason: reason, keys: "lobby adjourns the game, resign gives it up")]
+        case let .gameResumed(p, resigned, _):
             return [resigned ? "\(p.name) resigned the game while you were apart" : "\(p.name) is back: the game goes on"]
         case let .gameAdjourned(p): return [Self.adjournedText(p)]
         case let .gameVoid(p, reason): return ["The game with \(p.name) cannot go on and counts for nobody: \(reason)"]
@@ -269,6 +177,9 @@ public struct OutputFormatter: Sendable {
         case let .rematch(seconds, lobby):
             return ["New game in \(seconds) s: new starts it now" + (lobby ? ", lobby ends the match and goes back to the lobby" : "")]
         case let .error(_, message): return ["Error: \(message)"]
+        case .protocolError, .connectFailed: return ["Error: \(Self.errorText(event) ?? "")"]
+        case let .opponentSpectators(p, allowed): return [Self.spectatorsText(p, allowed: allowed)]
+        case let .watched(_, p): return [Self.watchedText(p)]
         case let .help(text), let .notice(text): return [text]
         case let .watchers(n): return [Self.watchersText(n, undo: "spectators off")]
         case let .game(g, opponent):

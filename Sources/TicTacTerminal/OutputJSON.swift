@@ -15,7 +15,7 @@ extension OutputFormatter {
 
     static func who(_ p: PeerInfo) -> JSON { .object([("id", .string(p.id.description)), ("name", .string(p.name))]) }
 
-    public func json(_ event: OutputEvent) -> JSON {
+    public func json(_ event: DaemonEvent) -> JSON {
         func ev(_ name: String, _ rest: [(String, JSON)] = []) -> JSON { .object([("event", .string(name))] + rest) }
         switch event {
         case let .ready(name, id, port):
@@ -38,10 +38,10 @@ extension OutputFormatter {
         case let .disconnected(p, reason):
             return ev("disconnected", [("peer", Self.who(p)), ("reason", .string(reason)),
                                        ("left", .bool(reason == DaemonEvent.leftReason(p.name)))])
-        case let .gameInterrupted(p, seconds, reason):
-            return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(seconds)), ("reason", .string(reason)),
+        case let .gameInterrupted(p, window, reason):
+            return ev("game-interrupted", [("opponent", Self.who(p)), ("seconds", .int(Self.seconds(window))), ("reason", .string(reason)),
                                            ("commands", .array([.string("lobby"), .string("resign")]))])
-        case let .gameResumed(p, resigned): return ev("game-resumed", [("opponent", Self.who(p)), ("resigned", .bool(resigned))])
+        case let .gameResumed(p, resigned, _): return ev("game-resumed", [("opponent", Self.who(p)), ("resigned", .bool(resigned))])
         case let .gameAdjourned(p): return ev("game-adjourned", [("opponent", Self.who(p))])
         case let .gameVoid(p, reason): return ev("game-void", [("opponent", Self.who(p)), ("reason", .string(reason))])
         case let .gameAbandoned(p, reason): return ev("game-abandoned", [("opponent", Self.who(p)), ("reason", .string(reason))])
@@ -57,6 +57,12 @@ extension OutputFormatter {
                                   ("commands", .array((lobby ? ["new", "lobby"] : ["new"]).map { .string($0) }))])
         case let .error(code, message):
             return ev("error", [("code", .string(code)), ("message", .string(message))])
+        case .protocolError, .connectFailed:
+            return ev("error", [("code", .string(Self.errorCode(event))), ("message", .string(Self.errorText(event) ?? ""))])
+        case let .opponentSpectators(p, allowed):
+            return ev("notice", [("message", .string(Self.spectatorsText(p, allowed: allowed)))])
+        case let .watched(_, p):
+            return ev("notice", [("message", .string(Self.watchedText(p)))])
         case let .help(text):
             return ev("help", [("message", .string(text))])
         case let .notice(text):

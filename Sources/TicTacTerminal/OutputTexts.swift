@@ -11,6 +11,38 @@ extension OutputFormatter {
         return "Connection to \(p.name) lost\(why): waiting for \(p.name), \(left) left; \(keys)"
     }
 
+    /// A window or clock in whole seconds, as the fronts say it.
+    static func seconds(_ d: Duration) -> Int { Int(d.components.seconds) }
+
+    /// The error a daemon event reports (an ERROR frame, a failed connection), else nil; `code`
+    /// is its name in plain mode's `error` event.
+    static func errorText(_ event: DaemonEvent) -> String? {
+        switch event {
+        case let .protocolError(p, _, message, sent):
+            let who = p?.name ?? "peer"
+            return sent ? "\(who) sent bad data: \(message)" : "\(who): \(message)"
+        case let .connectFailed(to, reason): return "Cannot connect to \(to): \(reason)"
+        default: return nil
+        }
+    }
+
+    static func errorCode(_ event: DaemonEvent) -> String {
+        switch event {
+        case let .protocolError(_, code, _, _): code.description
+        case .connectFailed: "connect-failed"
+        case let .error(code, _): code
+        default: "internal"
+        }
+    }
+
+    static func spectatorsText(_ p: PeerInfo, allowed: Bool) -> String {
+        allowed ? "\(p.name) allows spectators again: your games with \(p.name) may be watched"
+                : "\(p.name) allows no spectators now: your games with \(p.name) are not watched"
+    }
+
+    /// Only a watcher asks (`tictac watch`, WatchOutput): a player's front never should.
+    static func watchedText(_ p: PeerInfo) -> String { "\(p.name) sent news of a game to watch" }
+
     /// How many watch our games; `undo`: how this front refuses them.
     public static func watchersText(_ n: Int, undo: String) -> String {
         n == 0 ? "Nobody watches your games now" : "\(n) watching your games (\(undo) refuses watchers)"

@@ -25,7 +25,7 @@ struct PeerEchoes {
 
     /// Takes note of `event`; false when it would say nothing new (a peer-updated with nothing
     /// shown changed).
-    mutating func admit(_ event: OutputEvent) -> Bool {
+    mutating func admit(_ event: DaemonEvent) -> Bool {
         switch event {
         case let .peerFound(p):
             remember(p)

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TicTacAPI
 import Glibc
 #endif
 import TicTacJSON
@@ -11,7 +12,7 @@ public protocol Front: AnyObject {
     var onCommand: ((Command) -> Void)? { get set }
     /// Starts reading input on the reactor.
     func start(reactor: Reactor) throws(NetError)
-    func show(_ event: OutputEvent)
+    func show(_ event: DaemonEvent)
     /// Stops reading input and gives the terminal back as it was.
     func stop()
 }
@@ -63,7 +64,7 @@ public final class PlainFront: Front {
         }, onEnd: { [unowned self] in onCommand?(.quit) })
     }
 
-    public func show(_ event: OutputEvent) {
+    public func show(_ event: DaemonEvent) {
         guard echoes.admit(event) else { return } // a peer-updated that would show nothing new
         formatter.note(event)
         var lines = formatter.lines(for: event)

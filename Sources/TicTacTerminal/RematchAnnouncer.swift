@@ -1,3 +1,4 @@
+import TicTacAPI
 import TicTacEngine
 
 /// Plain mode's word on the next game: the full screen shows "New game in 3... l: lobby" under
@@ -17,7 +18,7 @@ struct RematchAnnouncer {
     private var ended = false
 
     /// The event to show after `event`, if any.
-    mutating func after(_ event: OutputEvent) -> OutputEvent? {
+    mutating func after(_ event: DaemonEvent) -> DaemonEvent? {
         switch event {
         case .ready:
             lobby = true

@@ -95,7 +95,7 @@ struct BotWaitingLineTests {
         ]
         for (event, text, name) in events {
             #expect(BotRunner.waitingText(event) == text)
-            let json = OutputFormatter(style: .json).json(OutputEvent(event)).serialized
+            let json = OutputFormatter(style: .json).json(event).serialized
             #expect(json.hasPrefix(#"{"event":"\#(name)","opponent":{"id":"00000000000000010000000000000002""#), "\(json)")
         }
     }

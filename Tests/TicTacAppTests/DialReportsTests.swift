@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TicTacAPI
 import TicTacApp
 import TicTacDaemon
 import TicTacDaemonCore
@@ -16,7 +17,7 @@ import TicTacWire
     }
 
     /// Runs a player that types `connect 127.0.0.1:PORT` until `done` says its story is told.
-    private func story(port: UInt16, reactor: Reactor, done: @escaping (OutputEvent) -> Bool) throws -> [OutputEvent] {
+    private func story(port: UInt16, reactor: Reactor, done: @escaping (DaemonEvent) -> Bool) throws -> [DaemonEvent] {
         let front = RecordingFront()
         let player = try NetworkPlayer(reactor: reactor, daemon: try daemon(reactor, "ann", seed: 1), front: front)
         front.onShow = { event in
@@ -27,7 +28,7 @@ import TicTacWire
         try player.run(connectTo: [])
         return front.shown.filter {
             switch $0 {
-            case .notice, .error: true
+            case .notice, .error, .connectFailed: true
             default: false
             }
         }
@@ -72,10 +73,12 @@ import TicTacWire
         let port = closed.port
         closed.close()
         let told = try story(port: port, reactor: reactor) { event in
-            if case .error = event { return true } else { return false }
+            if case .connectFailed = event { return true } else { return false }
         }
         #expect(told.count == 2)
-        guard case let .error(code, message) = told.last else { Issue.record("no failure said: \(told)"); return }
-        #expect(code == "connect-failed" && message.contains("Connection refused") && message.contains("trying again"), "\(message)")
+        guard case let .connectFailed(to, reason) = told.last else { Issue.record("no failure said: \(told)"); return }
+        #expect(to == "127.0.0.1:\(port)" && reason.contains("Connection refused") && reason.contains("trying again"), "\(reason)")
+        let line = OutputFormatter(style: .json).lines(for: told[1])
+        #expect(line.count == 1 && line[0].hasPrefix(#"{"event":"error","code":"connect-failed","message":"Cannot connect to 127.0.0.1:"#), "\(line)")
     }
 }

@@ -9,7 +9,7 @@ import TicTacWire
 
 @Suite struct LocalMatchTests {
     /// Plays a human that always takes the lowest free cell against a bot, by commands only.
-    private func play(level: BotLevel, seed: UInt64, games: Int) -> (out: [OutputEvent], humanMoves: Int) {
+    private func play(level: BotLevel, seed: UInt64, games: Int) -> (out: [DaemonEvent], humanMoves: Int) {
         var m = LocalMatch(level: level, rng: SplitMix64(seed: seed))
         var now = Instant.zero
         var out = m.start(now: now)

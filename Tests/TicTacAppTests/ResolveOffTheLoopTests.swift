@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+import TicTacAPI
 import TicTacApp
 import TicTacDaemon
 import TicTacDaemonCore
@@ -12,10 +13,10 @@ import TicTacWire
 /// A front that keeps what it is shown; the test types through `onCommand`.
 final class RecordingFront: Front {
     var onCommand: ((Command) -> Void)?
-    var shown: [OutputEvent] = []
-    var onShow: (OutputEvent) -> Void = { _ in }
+    var shown: [DaemonEvent] = []
+    var onShow: (DaemonEvent) -> Void = { _ in }
     func start(reactor: Reactor) throws(NetError) {}
-    func show(_ event: OutputEvent) {
+    func show(_ event: DaemonEvent) {
         shown.append(event)
         onShow(event)
     }

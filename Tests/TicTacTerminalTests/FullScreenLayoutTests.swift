@@ -1,3 +1,4 @@
+import TicTacAPI
 import Testing
 import TicTacEngine
 import TicTacWire
@@ -120,7 +121,7 @@ import TicTacTime
         #expect(screen(try startedGame(rows: 7, cols: 7)).contains { $0 == "  You: O    Opponent: bob X    7x7, 3 in a row" })
         // A long name is clipped in the short form, so that the goal still shows whole.
         var longName = FullScreenModel(color: false, unicode: true)
-        let bot = Opponent(id: bob.id, name: "bot (perfect)")
+        let bot = PeerInfo(id: bob.id, name: "bot (perfect)")
         longName.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bot))
         longName.apply(.game(.yourTurn, opponent: bot))
         #expect(screen(longName, 40, 14).contains { $0 == "  You: O  bot (perf…: X  3x3, 3 in a row" }, "\(screen(longName, 40, 14))")

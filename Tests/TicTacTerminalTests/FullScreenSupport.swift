@@ -16,7 +16,7 @@ func peer(_ name: String, _ n: UInt64, bot: Bool = false) -> PeerInfo {
 }
 
 let bob = peer("bob", 7)
-let bobOpponent = Opponent(id: bob.id, name: bob.name)
+let bobOpponent = PeerInfo(id: bob.id, name: bob.name)
 
 /// The text a terminal would show: CSI sequences (`ESC [ ... final`) removed.
 func visible(_ s: String) -> String {

@@ -10,7 +10,7 @@ import TicTacWire
 @Suite struct InterruptedGameScreenTests {
     @Test func theWaitCountsDownOnTheBoardAndGoesWhenThePeerIsBack() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 600, reason: "no answer for 5.0 seconds"))
+        m.apply(.gameInterrupted(bob, window: .seconds(600), reason: "no answer for 5.0 seconds"))
         #expect(m.game != nil, "the board stays")
         #expect(m.notice?.title == "Connection lost")
         #expect(m.notice?.text == "Connection to bob lost (no answer for 5.0 seconds): waiting for bob, 10:00 left; l adjourns, r resigns")
@@ -26,7 +26,7 @@ import TicTacWire
 
     @Test func anAdjournedGameLeavesTheBoardForTheLobby() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 5, reason: ""))
+        m.apply(.gameInterrupted(bob, window: .seconds(5), reason: ""))
         m.apply(.gameAdjourned(bob))
         #expect(m.game == nil && m.waiting == nil)
         #expect(m.notice?.text.hasPrefix("The game with bob is adjourned") == true)
@@ -36,7 +36,7 @@ import TicTacWire
     @Test func theLinesSayWhyTheLinkWasLost() {
         let ben = PeerInfo(id: ID128(high: 7, low: 7), name: "bob", address: "198.18.0.2", port: 1, capabilities: [.tictactoe])
         let why = "this program was stopped for 9.0 s and the link did not survive it"
-        let event = OutputEvent.gameInterrupted(ben, seconds: 600, reason: why)
+        let event = DaemonEvent.gameInterrupted(ben, window: .seconds(600), reason: why)
         #expect(OutputFormatter(style: .text).lines(for: event)
                 == ["Connection to bob lost (\(why)): waiting for bob, 10:00 left; lobby adjourns the game, resign gives it up"])
         #expect(OutputFormatter(style: .json).lines(for: event).joined().contains(#""seconds":600,"reason":"this program was stopped"#))
@@ -48,7 +48,7 @@ import TicTacWire
 @Suite struct WaitingKeysTests {
     @Test func lAdjournsWithoutAskingAndACellKeepsTheCountdown() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 600, reason: "no answer for 5.0 seconds"))
+        m.apply(.gameInterrupted(bob, window: .seconds(600), reason: "no answer for 5.0 seconds"))
         let waitingText = m.notice?.text
         #expect(m.key(.char("5")) == nil, "no move is sent while the game waits")
         #expect(m.notice?.text == waitingText && m.notice?.title == "Connection lost", "the countdown stays")
@@ -61,7 +61,7 @@ import TicTacWire
 
     @Test func rStillAsksBeforeResigning() throws {
         var m = gameModel()
-        m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
+        m.apply(.gameInterrupted(bob, window: .seconds(600), reason: ""))
         #expect(m.key(.char("r")) == nil)
         #expect(m.confirm == .resign)
         #expect(m.key(.char("y")) == .resign)
@@ -77,7 +77,7 @@ import TicTacWire
         keeper.capabilities.insert(.resume)
         m.apply(.peerUpdated(keeper))
         #expect(m.farewell == "Your game with bob is adjourned: it goes on the next time you both run tictac play (tictac history lists it).")
-        m.apply(.gameInterrupted(bob, seconds: 600, reason: ""))
+        m.apply(.gameInterrupted(bob, window: .seconds(600), reason: ""))
         #expect(m.farewell != nil, "a game waiting for its peer is adjourned too")
         m.apply(.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: bobOpponent))
         #expect(m.farewell == nil, "a finished game leaves nothing to take up")

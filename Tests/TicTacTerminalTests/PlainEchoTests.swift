@@ -10,7 +10,7 @@ import TicTacTime
 import TicTacWire
 
 /// Lines a plain front writes for `events`, read back from a pipe.
-func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
+func plainLines(json: Bool, _ events: [DaemonEvent]) throws -> [String] {
     var fds: [Int32] = [0, 0]
     try #require(pipe(&fds) == 0)
     do { // the front's writer holds a descriptor of its own on the pipe until it goes
@@ -44,7 +44,7 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
         playing.state = .playing
         var viaBoth = ben
         viaBoth.via = [.broadcast, .dnssd]
-        let events: [OutputEvent] = [.peerFound(ben), .peerUpdated(ben), .peerUpdated(reordered), .peerUpdated(playing),
+        let events: [DaemonEvent] = [.peerFound(ben), .peerUpdated(ben), .peerUpdated(reordered), .peerUpdated(playing),
                                      .peerUpdated(playing), .peerUpdated(viaBoth)]
         let json = try plainLines(json: true, events)
         #expect(json.filter { $0.contains("peer-updated") }.count == 2, "playing, then idle via both ways: \(json)")
@@ -90,7 +90,7 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
 /// Plain mode's move clock: the turn says how long a move has when under a minute, and a line
 /// comes once when 10 s are left (the full screen counts them down).
 @Suite struct PlainMoveClockTests {
-    let bob = Opponent(id: ID128(high: 7, low: 7), name: "bob")
+    let bob = PeerInfo(id: ID128(high: 7, low: 7), name: "bob")
     func at(_ s: Int64) -> Instant { Instant(nanoseconds: s * 1_000_000_000) }
 
     @Test func tenSecondsLeftIsSaidOncePerTurn() {
@@ -135,9 +135,9 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
     /// A resumed game's start is said as going on, not as a new game; the next one is new.
     @Test func aResumedGameIsNotSaidNew() {
         let ben = PeerInfo(id: ID128(high: 7, low: 7), name: "bob", address: "198.18.0.2", port: 1, capabilities: [.tictactoe])
-        let start = OutputEvent.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bob)
+        let start = DaemonEvent.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bob)
         var text = OutputFormatter(style: .text), json = OutputFormatter(style: .json)
-        for event in [OutputEvent.gameResumed(ben, resigned: false), start] {
+        for event in [DaemonEvent.gameResumed(ben, resigned: false), start] {
             text.note(event)
             json.note(event)
         }
@@ -157,7 +157,7 @@ func plainLines(json: Bool, _ events: [OutputEvent]) throws -> [String] {
     }
 
     @Test func theLinesSayIt() throws {
-        let events: [OutputEvent] = [.game(.rolls(yours: 1, theirs: 2, moveTime: 15), opponent: bob),
+        let events: [DaemonEvent] = [.game(.rolls(yours: 1, theirs: 2, moveTime: 15), opponent: bob),
                                      .game(.yourTurn, opponent: bob), .moveClock(bob, yours: true, seconds: 10),
                                      .game(.opponentTurn, opponent: bob), .moveClock(bob, yours: false, seconds: 10)]
         let text = try plainLines(json: false, events)

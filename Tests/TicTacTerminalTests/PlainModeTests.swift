@@ -65,7 +65,7 @@ import TicTacTime
 }
 
 @Suite struct OutputFormatterTests {
-    let opponent = Opponent(id: ID128(high: 1, low: 2), name: "bot (perfect)")
+    let opponent = PeerInfo(id: ID128(high: 1, low: 2), name: "bot (perfect)")
     let json = OutputFormatter(style: .json)
 
     private func line(_ e: GameEvent) -> String { json.lines(for: .game(e, opponent: opponent)).joined() }
@@ -110,7 +110,7 @@ import TicTacTime
     /// Moves on a larger board are told by the names plain mode takes (`move c7`); 3 x 3 keeps 1-9.
     @Test func opponentMovesAreNamedAsTheyAreTyped() throws {
         var text = OutputFormatter(style: .text)
-        let opponent = Opponent(id: ID128(high: 1, low: 2), name: "yb")
+        let opponent = PeerInfo(id: ID128(high: 1, low: 2), name: "yb")
         #expect(text.lines(for: .game(.opponentMoved(cell: 4), opponent: opponent)) == ["Opponent played 5"])
         text.size = try BoardSize(rows: 9, cols: 9, k: 5)
         #expect(text.lines(for: .game(.opponentMoved(cell: 58), opponent: opponent)) == ["Opponent played e7 (59)"])
@@ -140,8 +140,8 @@ import TicTacTime
     /// The rematch is announced after a finished game's score, with `lobby` only in networked
     /// play, and not when the player's own `new` or `lobby` ended the game.
     @Test func theRematchFollowsAFinishedGamesScore() {
-        let over = OutputEvent.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: opponent)
-        let score = OutputEvent.game(.score(Score(won: 1)), opponent: opponent)
+        let over = DaemonEvent.game(.gameOver(result: .won, line: [0, 1, 2], resigned: false), opponent: opponent)
+        let score = DaemonEvent.game(.score(Score(won: 1)), opponent: opponent)
         var local = RematchAnnouncer()
         #expect(local.after(over) == nil)
         #expect(local.after(score) == .rematch(seconds: 3, lobby: false))
@@ -458,7 +458,7 @@ import TicTacTime
 
 @Suite struct HotSeatTests {
     @Test func theScreenNamesBothPlayers() {
-        let two = Opponent(id: ID128(high: 9, low: 9), name: "Player 2")
+        let two = PeerInfo(id: ID128(high: 9, low: 9), name: "Player 2")
         var m = FullScreenModel(color: true, unicode: true)
         m.hotSeat = true
         m.apply(.game(.gameStarted(piece: .x, first: false, size: .classic), opponent: two))
@@ -475,7 +475,7 @@ import TicTacTime
 
     /// `--name` and `--opponent-name` name the two players of `--hotseat`.
     @Test func namedPlayersAreCalledByTheirNames() {
-        let ben = Opponent(id: ID128(high: 9, low: 9), name: "ben")
+        let ben = PeerInfo(id: ID128(high: 9, low: 9), name: "ben")
         var m = FullScreenModel(color: false, unicode: true)
         m.hotSeat = true
         m.playerOne = "ann"

@@ -68,7 +68,7 @@ import TicTacWire
             var lines: [String] = []
             for e in [GameEvent.timeUp(yours: true, clock: .move), .gameOver(result: .lost, line: nil, resigned: true),
                       .score(Score(lost: 1))] {
-                let event = OutputEvent.game(e, opponent: bobOpponent)
+                let event = DaemonEvent.game(e, opponent: bobOpponent)
                 f.note(event)
                 lines += f.lines(for: event)
             }
@@ -78,7 +78,7 @@ import TicTacWire
                 #expect(lines[1].contains(#""reason":"time""#))
             }
             // The next game's ending is its own.
-            let over = OutputEvent.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent)
+            let over = DaemonEvent.game(.gameOver(result: .lost, line: nil, resigned: true), opponent: bobOpponent)
             f.note(over)
             #expect(f.lines(for: over).joined().contains(style == .text ? "(by resignation)" : #""reason":"resigned""#))
         }
@@ -146,7 +146,7 @@ import TicTacWire
     @Test func aNarrowScreenNeverCutsTheLastMovesCell() throws {
         var m = FullScreenModel(color: false, unicode: true)
         m.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
-        let long = Opponent(id: bob.id, name: "benjamin-the-bot@a-very-long-workstation-name")
+        let long = PeerInfo(id: bob.id, name: "benjamin-the-bot@a-very-long-workstation-name")
         m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: long))
         m.apply(.game(.opponentTurn, opponent: long))
         m.apply(.game(.opponentMoved(cell: 4), opponent: long))
@@ -229,7 +229,7 @@ import TicTacWire
     @Test func aHotSeatTimeoutIsTimesUpToo() {
         var m = FullScreenModel(color: false, unicode: true)
         m.hotSeat = true
-        let two = Opponent(id: ID128(high: 0, low: 2), name: "Player 2")
+        let two = PeerInfo(id: ID128(high: 0, low: 2), name: "Player 2")
         m.apply(.game(.rolls(yours: 2, theirs: 1, moveTime: 10), opponent: two))
         m.apply(.game(.gameStarted(piece: .o, first: true, size: .classic), opponent: two))
         m.apply(.game(.timeUp(yours: true, clock: .move), opponent: two))
