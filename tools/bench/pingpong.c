@@ -24,7 +24,14 @@
  *       in blocks of BLOCK, so load from elsewhere on the machine hits all of them alike. With
  *       --baton, each round of blocks waits for a byte on the fifo IN and then writes one to OUT:
  *       the rounds alternate with `tictac-bench moves` (tools/bench/run), so the C pairs and the
- *       daemons are timed in the same stretches of the machine's load.
+ *       daemons are timed in the same stretches of the machine's load. sealed:PORT (against
+ *       `seserver`) is epoll:PORT with version 2's stream: the client seals the MOVE and opens the
+ *       answer, the server opens and seals (seal.c), as two version-2 daemons do.
+ *   pingpong seserver PORT
+ *       eserver, sealing: the fair reference for version 2's round trip (seal.c).
+ *   pingpong hserver PORT N / pingpong hclient PORT N
+ *       The handshake reference (seal.c): N handshakes of Protocol.md §4, version 2, one after
+ *       the other, each on a new connection; the client prints handshakes_per_s and hs_p50_us.
  *
  * The client is the same code for every server, so only the server side differs. It retries
  * connect for 10 s (a server may still be starting). Every loop is bounded.
@@ -49,16 +56,17 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "seal.h"
 
-static void die(const char *what) { perror(what); exit(1); }
+void die(const char *what) { perror(what); exit(1); }
 
-static uint64_t now_ns(void) {
+uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void nodelay(int fd) {
+void nodelay(int fd) {
     int one = 1;
     if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) die("TCP_NODELAY");
 }
@@ -74,7 +82,7 @@ static int read_full(int fd, uint8_t *p, size_t n) {
     return 1;
 }
 
-static void write_full(int fd, const uint8_t *p, size_t n) {
+void write_full(int fd, const uint8_t *p, size_t n) {
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w <= 0) die("write");
@@ -85,7 +93,7 @@ static void write_full(int fd, const uint8_t *p, size_t n) {
 
 /* One frame: header, then the payload its length declares (at most 16384, Protocol.md §2).
    Returns the total length, 0 on EOF. */
-static size_t read_frame(int fd, uint8_t *buf) {
+size_t read_frame(int fd, uint8_t *buf) {
     if (!read_full(fd, buf, 12)) return 0;
     uint32_t len = (uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 | (uint32_t)buf[10] << 8 | buf[11];
     if (len > 16384 || !read_full(fd, buf + 12, len)) return 0;
@@ -118,6 +126,8 @@ static void nonblocking(int fd) {
 /* One connection of the epoll server: bytes read but not yet a whole frame, bytes to send. */
 struct conn {
     int fd, armed; /* armed: EPOLLOUT is in its epoll set */
+    int sealed;    /* `seserver`: each frame opened with K_d, its echo sealed with K_a */
+    struct sealer opener, sealer;
     size_t in_len, out_len;
     uint8_t in[2 * (12 + 16384)], out[64 * 1024];
 };
@@ -161,6 +171,11 @@ static int on_readable(int ep, struct conn *c) {
             if (c->in_len - at < 12 + len) break;
             if (c->out_len + 12 + len > sizeof c->out) return 0; /* the peer does not read: drop it */
             memcpy(c->out + c->out_len, h, 12 + len);
+            if (c->sealed) {
+                size_t plain = open_frame(&c->opener, c->out + c->out_len, 12 + len);
+                if (plain == 0) return 0; /* does not open: close, as a daemon does */
+                seal_frame(&c->sealer, c->out + c->out_len, plain);
+            }
             c->out_len += 12 + len;
             at += 12 + len;
         }
@@ -171,7 +186,7 @@ static int on_readable(int ep, struct conn *c) {
     return c->out_len == 0 || flush_out(ep, c);
 }
 
-static int epoll_server(int port) {
+static int epoll_server(int port, int sealed) {
     alarm(120); /* bounded, like server() */
     int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1, ep = epoll_create1(0), open = 0, served = 0;
     if (l < 0 || ep < 0) die("socket/epoll");
@@ -194,6 +209,10 @@ static int epoll_server(int port) {
                     c = calloc(1, sizeof *c);
                     if (!c) die("calloc");
                     c->fd = fd;
+                    if ((c->sealed = sealed)) {
+                        sealer_init(&c->opener, 0);
+                        sealer_init(&c->sealer, 1);
+                    }
                     struct epoll_event cev = {.events = EPOLLIN, .data.ptr = c};
                     if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &cev) != 0) die("epoll_ctl");
                     open++;
@@ -222,7 +241,7 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static int dial(int port) {
+int dial(int port) {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     for (int attempt = 0; attempt < 1000; attempt++) { /* 1000 x 10 ms (a server under valgrind starts slowly) */
@@ -238,7 +257,8 @@ static int dial(int port) {
 
 struct target {
     const char *label;
-    int fd, daemon, epoll, ep, count;
+    int fd, daemon, epoll, sealed, ep, count;
+    struct sealer sealer, opener; /* sealed:PORT: ours seals with K_d, opens with K_a */
     uint64_t seq, *t;
 };
 
@@ -251,7 +271,12 @@ static void open_target(struct target *g, char *spec, int n) {
     *colon = 0;
     g->label = spec;
     g->daemon = strcmp(spec, "daemon") == 0;
-    g->epoll = strcmp(spec, "epoll") == 0;
+    g->sealed = strcmp(spec, "sealed") == 0;
+    g->epoll = g->sealed || strcmp(spec, "epoll") == 0;
+    if (g->sealed) {
+        sealer_init(&g->sealer, 0);
+        sealer_init(&g->opener, 1);
+    }
     g->fd = dial(atoi(colon + 1));
     g->ep = -1;
     if (g->epoll) {
@@ -268,7 +293,7 @@ static void open_target(struct target *g, char *spec, int n) {
 }
 
 /* Appends a TLV field (Protocol.md §3). */
-static size_t tlv(uint8_t *p, uint8_t tag, const void *v, uint16_t n) {
+size_t tlv(uint8_t *p, uint8_t tag, const void *v, uint16_t n) {
     p[0] = tag; p[1] = (uint8_t)(n >> 8); p[2] = (uint8_t)n;
     memcpy(p + 3, v, n);
     return 3 + (size_t)n;
@@ -283,7 +308,7 @@ static void send_frame(int fd, uint8_t type, const uint8_t *payload, size_t n) {
 }
 
 /* Finds field `tag` of `size` bytes in a frame's payload; NULL when absent. */
-static const uint8_t *field(const uint8_t *frame, size_t len, uint8_t tag, uint16_t size) {
+const uint8_t *field(const uint8_t *frame, size_t len, uint8_t tag, uint16_t size) {
     size_t i = 12;
     while (i + 3 <= len) {
         uint16_t n = (uint16_t)(frame[i + 1] << 8 | frame[i + 2]);
@@ -385,6 +410,19 @@ static uint64_t round_trip(struct target *g) {
         len = sizeof ping;
     }
     uint64_t t0 = now_ns();
+    if (g->sealed) { /* the same MOVE, sealed both ways (33 bytes) */
+        uint8_t sealed[17 + 16];
+        memcpy(sealed, msg, len);
+        size_t n = seal_frame(&g->sealer, sealed, len);
+        got = epoll_exchange(g, sealed, n, buf);
+        got = got == n ? open_frame(&g->opener, buf, got) : 0;
+        uint64_t t1 = now_ns();
+        if (got != len || memcmp(buf, msg, len) != 0) {
+            fprintf(stderr, "pingpong: unexpected answer from %s\n", g->label);
+            exit(1);
+        }
+        return t1 - t0;
+    }
     if (g->epoll) {
         got = epoll_exchange(g, msg, len, buf);
         uint64_t t1 = now_ns();
@@ -473,7 +511,10 @@ static int client(const char *raw, const char *baton_in, const char *baton_out, 
 
 int main(int argc, char **argv) {
     if (argc == 3 && strcmp(argv[1], "server") == 0) return server(atoi(argv[2]));
-    if (argc == 3 && strcmp(argv[1], "eserver") == 0) return epoll_server(atoi(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "eserver") == 0) return epoll_server(atoi(argv[2]), 0);
+    if (argc == 3 && strcmp(argv[1], "seserver") == 0) return epoll_server(atoi(argv[2]), 1);
+    if (argc == 4 && strcmp(argv[1], "hserver") == 0) return handshake_server(atoi(argv[2]), atoi(argv[3]));
+    if (argc == 4 && strcmp(argv[1], "hclient") == 0) return handshake_client(atoi(argv[2]), atoi(argv[3]));
     const char *raw = NULL, *baton_in = NULL, *baton_out = NULL;
     int a = 2; /* the client's options, then N WARMUP BLOCK TARGET... */
     while (argc >= 2 && strcmp(argv[1], "client") == 0 && a < argc && strncmp(argv[a], "--", 2) == 0) {
@@ -493,7 +534,7 @@ int main(int argc, char **argv) {
         if (n < 1 || n > 10000000 || warmup < 0 || block < 1) { fprintf(stderr, "pingpong: bad counts\n"); return 2; }
         return client(raw, baton_in, baton_out, n, warmup, block, argc - a - 3, argv + a + 3);
     }
-    fprintf(stderr, "usage: pingpong server PORT | pingpong eserver PORT | pingpong client [--raw PREFIX] "
-                    "[--baton IN OUT] N WARMUP BLOCK echo:PORT|epoll:PORT|daemon:PORT...\n");
+    fprintf(stderr, "usage: pingpong server|eserver|seserver PORT | pingpong hserver|hclient PORT N | pingpong client [--raw PREFIX] "
+                    "[--baton IN OUT] N WARMUP BLOCK echo:PORT|epoll:PORT|sealed:PORT|daemon:PORT...\n");
     return 2;
 }
