@@ -34,6 +34,8 @@ let package = Package(
         // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
         .systemLibrary(name: "CDNSSD",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
+        // libsodium's ChaCha20-Poly1305: the authenticated stream seals and opens frames in place.
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         // Discovery's sans-I/O cores: the presence table (broadcast, DNS-SD, manual peers) and the
         // DNS-SD state machine, with their types. No sockets, no Avahi.
         .target(name: "TicTacDiscoveryCore", dependencies: [
@@ -50,8 +52,8 @@ let package = Package(
         .target(name: "TicTacAPI", dependencies: ["TicTacDiscoveryCore", "TicTacEngine", "TicTacWire"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
         .target(name: "TicTacDaemonCore", dependencies: [
-            "TicTacAPI", "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
-            .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519)
+            "CSodium", "TicTacAPI", "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
+            .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519), the handshake's X25519 and HKDF
         ]),
         // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [

@@ -1,3 +1,4 @@
+import CSodium
 import Crypto
 import TicTacWire
 
@@ -58,18 +59,24 @@ struct SessionKeys: Equatable {
 
 /// ChaCha20-Poly1305 on a ready version-2 link (Protocol.md §4, "The authenticated stream"):
 /// one key and one 64-bit frame counter per direction. A counter never repeats: the value
-/// 2^64 - 1 is never used, the link closes instead.
+/// 2^64 - 1 is never used, the link closes instead. libsodium seals and opens in place, so a
+/// frame costs no copy beyond its plain payload (docs/performance.md).
 public struct LinkCipher {
-    private let sealKey: SymmetricKey
-    private let openKey: SymmetricKey
+    private let sealKey: [UInt8]
+    private let openKey: [UInt8]
     /// The counter of the next frame we seal, and of the next we open.
     var sealCounter: UInt64 = 0
     var openCounter: UInt64 = 0
 
+    /// Keys of 32 bytes (a key of another length seals and opens nothing).
     public init(sealKey: [UInt8], openKey: [UInt8]) {
-        self.sealKey = SymmetricKey(data: sealKey)
-        self.openKey = SymmetricKey(data: openKey)
+        _ = Self.ready
+        self.sealKey = sealKey
+        self.openKey = openKey
     }
+
+    /// libsodium's one-time set-up (it picks the CPU's fastest code), done once per process.
+    private static let ready: Bool = sodium_init() >= 0
 
     /// Seals the frame that starts at `start` and runs to the end of `buffer`, in place: the
     /// length field grows by the tag, the payload is encrypted, the tag appended. False (the
@@ -77,14 +84,22 @@ public struct LinkCipher {
     mutating func seal(_ buffer: inout [UInt8], frameAt start: Int) -> Bool {
         let body = start + Frame.headerLength
         let length = buffer.count - body
-        guard sealCounter < UInt64.max, length >= 0, length <= SealedFrame.maxPayloadLength else { return false }
+        guard Self.ready, sealCounter < UInt64.max, sealKey.count == 32, start >= 0,
+              length >= 0, length <= SealedFrame.maxPayloadLength else { return false }
         let sealed = UInt32(length + SealedFrame.tagLength)
         for i in 0..<4 { buffer[start + 8 + i] = UInt8(truncatingIfNeeded: sealed >> (24 - 8 * i)) }
-        guard let nonce = try? ChaChaPoly.Nonce(data: SealedFrame.nonce(counter: sealCounter)),
-              let box = try? ChaChaPoly.seal(buffer[body...], using: sealKey, nonce: nonce,
-                                             authenticating: buffer[start..<body]) else { return false }
-        buffer.replaceSubrange(body..., with: box.ciphertext)
-        buffer.append(contentsOf: box.tag)
+        buffer.append(contentsOf: repeatElement(0, count: SealedFrame.tagLength))
+        let rc = Self.withNonce(sealCounter) { nonce in
+            sealKey.withUnsafeBufferPointer { key in
+                buffer.withUnsafeMutableBufferPointer { b -> Int32 in
+                    guard let p = b.baseAddress, let k = key.baseAddress else { return -1 }
+                    return crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+                        p + body, p + body + length, nil, p + body, UInt64(length), p + start, UInt64(Frame.headerLength),
+                        nil, nonce, k)
+                }
+            }
+        }
+        guard rc == 0 else { return false }
         sealCounter += 1
         return true
     }
@@ -93,14 +108,48 @@ public struct LinkCipher {
     /// replayed, reordered, or sealed with another key).
     public mutating func open(_ frame: Frame) -> Frame? {
         let n = frame.payload.count
-        guard openCounter < UInt64.max, n >= SealedFrame.tagLength else { return nil }
-        let header = SealedFrame.header(version: frame.version, type: frame.type, flags: frame.flags, sealedLength: n)
-        let split = frame.payload.endIndex - SealedFrame.tagLength
-        guard let nonce = try? ChaChaPoly.Nonce(data: SealedFrame.nonce(counter: openCounter)),
-              let box = try? ChaChaPoly.SealedBox(nonce: nonce, ciphertext: frame.payload[..<split],
-                                                  tag: frame.payload[split...]),
-              let plain = try? ChaChaPoly.open(box, using: openKey, authenticating: header) else { return nil }
+        guard Self.ready, openCounter < UInt64.max, openKey.count == 32, n >= SealedFrame.tagLength else { return nil }
+        let plainCount = n - SealedFrame.tagLength
+        var opened = false
+        let plain = [UInt8](unsafeUninitializedCapacity: plainCount) { out, count in
+            opened = Self.withNonce(openCounter) { nonce in
+                Self.withHeader(frame, sealedLength: n) { header in
+                    openKey.withUnsafeBufferPointer { key in
+                        frame.payload.withUnsafeBufferPointer { c -> Bool in
+                            guard let cipher = c.baseAddress, let k = key.baseAddress else { return false }
+                            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+                                out.baseAddress, nil, cipher, UInt64(plainCount), cipher + plainCount,
+                                header, UInt64(Frame.headerLength), nonce, k) == 0
+                        }
+                    }
+                }
+            }
+            count = opened ? plainCount : 0
+        }
+        guard opened else { return nil }
         openCounter += 1
-        return Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: Array(plain))
+        return Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: plain)
+    }
+
+    /// The 12-byte nonce of frame `counter` (SealedFrame.nonce), on the stack.
+    private static func withNonce<R>(_ counter: UInt64, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { n in
+            for i in 0..<4 { n[i] = 0 }
+            for i in 0..<8 { n[4 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i)) }
+            return body(UnsafePointer(n.baseAddress!))
+        }
+    }
+
+    /// The header `frame` was sealed under (SealedFrame.header), on the stack.
+    private static func withHeader<R>(_ frame: Frame, sealedLength: Int, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Frame.headerLength) { h in
+            for i in 0..<4 { h[i] = Frame.magic[i] }
+            h[4] = frame.version
+            h[5] = frame.type
+            h[6] = UInt8(truncatingIfNeeded: frame.flags >> 8)
+            h[7] = UInt8(truncatingIfNeeded: frame.flags)
+            for i in 0..<4 { h[8 + i] = UInt8(truncatingIfNeeded: UInt32(sealedLength) >> (24 - 8 * i)) }
+            return body(UnsafePointer(h.baseAddress!))
+        }
     }
 }

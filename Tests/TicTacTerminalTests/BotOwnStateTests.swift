@@ -6,7 +6,7 @@ import Testing
 /// history (the bot's under `bot` in the state directory), neither gets a throwaway id.
 @Suite struct BotOwnStateTests {
     @Test func aBotAndAPlayerOnOneHostEachKeepTheirOwn() throws {
-        var env = ownStateEnvironment()
+        let env = ownStateEnvironment()
         let home = try #require(env["XDG_STATE_HOME"])
         let bot = Process()
         bot.executableURL = CLITests.binary
