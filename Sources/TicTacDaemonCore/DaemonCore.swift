@@ -195,13 +195,14 @@ public final class DaemonCore: SansIOCore {
     }
 
     public func pollTimeout() -> Instant? {
-        let next = [deadlines.next(in: links), invitations.nextDialDeadline, suspensions.nextDeadline,
-                    watching.nextDeadline, spectators.nextDeadline].compactMap { $0 }
+        var next = Instant.earliest(deadlines.next(in: links), invitations.nextDialDeadline)
+        next = Instant.earliest(next, suspensions.nextDeadline)
+        next = Instant.earliest(next, Instant.earliest(watching.nextDeadline, spectators.nextDeadline))
         if let s = stall {
             if s.pingsDue { return s.at }
-            if let hold = s.hold { return next.min().map { max($0, hold) } }
+            if let hold = s.hold { return next.map { max($0, hold) } }
         }
-        return next.min()
+        return next
     }
 
     public func pollActions(into out: inout [DaemonAction]) { outbox.poll(into: &out) }

@@ -68,7 +68,7 @@ final class Spectators {
     /// A change that waits for that second to end: when it goes.
     private var choiceDeadline: Instant?
     /// When `timeouts` has work: a choice or counts to tell.
-    var nextDeadline: Instant? { [choiceDeadline, countsDue].compactMap { $0 }.min() }
+    var nextDeadline: Instant? { Instant.earliest(choiceDeadline, countsDue) }
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox) {
         self.config = config

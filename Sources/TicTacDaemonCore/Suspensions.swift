@@ -115,11 +115,11 @@ final class Suspensions {
     /// When `handleTimeout` has work here.
     var nextDeadline: Instant? {
         if reofferDue { return .zero }
-        return games.values.reduce(nil) { soonest, s in
-            let next = [s.until, s.offeredOn == nil ? s.nextDial : nil, claimDue(s)].compactMap { $0 }.min()
-            guard let next else { return soonest }
-            return min(soonest ?? next, next)
+        var soonest: Instant?
+        for s in games.values {
+            soonest = Instant.earliest(soonest, Instant.earliest(s.until, Instant.earliest(s.offeredOn == nil ? s.nextDial : nil, claimDue(s))))
         }
+        return soonest
     }
 
     /// Discovery sees a peer we hold a game with and have no link to: dial it now, not at the

@@ -7,6 +7,13 @@ public struct Instant: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     public static let zero = Instant(nanoseconds: 0)
 
+    /// The earlier of two instants, either of which may be none.
+    @inlinable public static func earliest(_ a: Instant?, _ b: Instant?) -> Instant? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return Swift.min(a, b)
+    }
+
     @inlinable public static func < (a: Instant, b: Instant) -> Bool { a.nanoseconds < b.nanoseconds }
 
     @inlinable public static func + (a: Instant, d: Duration) -> Instant {
