@@ -65,12 +65,16 @@ let package = Package(
         .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
         // keys, events and how they are written.
-        .target(name: "TicTacTerminal", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire", "TicTacNet",
+        .target(name: "TicTacTerminal", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire",
                                                        "TicTacJSON", "TicTacTime"]),
+        // The fronts' terminal I/O on the reactor: raw mode, the nonblocking screen writer,
+        // standard input's lines, and the fronts that join them to TicTacTerminal's models.
+        .target(name: "TicTacTTY", dependencies: ["TicTacAPI", "TicTacTerminal", "TicTacFieldCore", "TicTacWire", "TicTacNet",
+                                                  "TicTacJSON", "TicTacTime"]),
         // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
-            "TicTacAPI", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
+            "TicTacAPI", "TicTacTerminal", "TicTacTTY", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
             "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacPbrain", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -104,9 +108,9 @@ let package = Package(
                                                            "TicTacApp", "TicTacStore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacAPI", "TicTacApp", "TicTacTerminal", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",
+        .testTarget(name: "TicTacAppTests", dependencies: ["TicTacAPI", "TicTacApp", "TicTacTerminal", "TicTacTTY", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",
                                                         "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacStore", "TicTacWire", "TicTacTime"]),
-        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal",
+        .testTarget(name: "TicTacTerminalTests", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacField", "TicTacFieldCore", "TicTacTerminal", "TicTacTTY",
                                                              "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacWire", "TicTacDaemon", "TicTacDaemonCore", "TicTacTime"]),
     ],
     swiftLanguageModes: [.v6]

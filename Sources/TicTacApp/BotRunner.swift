@@ -4,6 +4,7 @@ import TicTacDaemonCore
 import TicTacEngine
 import TicTacJSON
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacTime
 import TicTacWire

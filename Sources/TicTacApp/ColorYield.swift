@@ -1,5 +1,6 @@
 import TicTacField
 import TicTacFieldCore
+import TicTacTTY
 import TicTacTerminal
 
 /// Two spheres of one colour cannot be told apart, and a colour picked at random at start often

@@ -1,6 +1,7 @@
 import TicTacAPI
 import TicTacEngine
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 
 /// Runs a `LocalMatch` on the reactor behind a front (full screen or plain lines): commands in,

@@ -3,6 +3,7 @@ import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacTime
 import TicTacWire

@@ -8,6 +8,7 @@ import TicTacEngine
 import TicTacField
 import TicTacFieldCore
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 
 /// `tictac play`: a player with a daemon (and the field it also serves), or a local game.

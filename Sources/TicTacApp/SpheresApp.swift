@@ -6,6 +6,7 @@ import TicTacDiscovery
 import TicTacField
 import TicTacFieldCore
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 
 /// `tictac spheres`: a daemon that takes part in the collaborative field only.

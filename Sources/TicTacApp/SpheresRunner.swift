@@ -5,6 +5,7 @@ import TicTacDiscoveryCore
 import TicTacField
 import TicTacFieldCore
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacTime
 

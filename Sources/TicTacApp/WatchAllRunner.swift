@@ -2,6 +2,7 @@ import TicTacAPI
 import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacTime
 import TicTacWire

@@ -3,6 +3,7 @@ import TicTacDaemon
 import TicTacDaemonCore
 import TicTacNet
 import TicTacTime
+import TicTacTTY
 import TicTacTerminal
 import TicTacWire
 

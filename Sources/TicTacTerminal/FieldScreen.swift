@@ -37,19 +37,24 @@ public enum ColorDepth: Sendable, Equatable {
 
 /// The field's full-screen view as plain values: our sphere, the others, and the lines to draw.
 /// Pure, so tests drive it directly; `FullScreenFieldFront` writes what changed.
-struct FieldScreen {
+package struct FieldScreen {
     var depth: ColorDepth
     var unicode: Bool
-    var local: FieldSphere?
+    package var local: FieldSphere?
     var port: UInt16 = 0
     /// Other spheres by key.
-    var others: [SphereKey: FieldSphere] = [:]
+    package var others: [SphereKey: FieldSphere] = [:]
     /// The latest notice or error, shown in the status line.
     var status = ""
     /// What `q` does, for the help line: "quit", or "lobby" when opened from tictac play.
-    var quitLabel = "quit"
+    package var quitLabel = "quit"
 
-    mutating func apply(_ update: FieldUpdate) {
+    package init(depth: ColorDepth, unicode: Bool) {
+        self.depth = depth
+        self.unicode = unicode
+    }
+
+    package mutating func apply(_ update: FieldUpdate) {
         switch update {
         case let .ready(s, port):
             local = s
@@ -86,7 +91,7 @@ struct FieldScreen {
 
     /// A step that moves our sphere one cell on this screen (at least one field unit), and a big
     /// step of five cells.
-    func steps(width: Int, height: Int) -> (dx: Int32, dy: Int32) {
+    package func steps(width: Int, height: Int) -> (dx: Int32, dy: Int32) {
         let (cols, rows) = fieldSize(width: width, height: height)
         return (Int32((1000 + cols - 1) / cols), Int32((1000 + rows - 1) / rows))
     }
@@ -114,7 +119,7 @@ struct FieldScreen {
     private func dim(_ text: String) -> String { depth == .none ? text : "\u{1B}[2m\(text)\u{1B}[0m" }
 
     /// The whole screen, one string per row (SGR sequences included, no cursor moves).
-    func lines(width: Int, height: Int) -> [String] {
+    package func lines(width: Int, height: Int) -> [String] {
         guard width >= 8, height >= 6 else { return ["(too small)"] + Array(repeating: "", count: max(0, height - 1)) }
         let (cols, rows) = fieldSize(width: width, height: height)
         var grid = Array(repeating: Array(repeating: " ", count: cols), count: rows)

@@ -1,5 +1,5 @@
 /// One key press, decoded from the bytes a terminal in raw mode sends.
-enum Key: Sendable, Equatable {
+package enum Key: Sendable, Equatable {
     case up, down, left, right
     /// Shift with an arrow (`\e[1;2A`...): the field's big steps.
     case shiftUp, shiftDown, shiftLeft, shiftRight
@@ -24,7 +24,7 @@ enum Key: Sendable, Equatable {
 /// ESC stays pending until `flush()` (the front calls it when no more bytes follow in time).
 /// Sequences longer than `maxSequence` are dropped, so a stream of junk cannot grow the buffer.
 /// Bytes that are not printable ASCII (UTF-8 included) and unknown sequences are ignored.
-struct KeyParser: Sendable {
+package struct KeyParser: Sendable {
     static let esc: UInt8 = 0x1B
     /// Longest escape sequence kept while waiting for its end.
     static let maxSequence = 16
@@ -33,18 +33,20 @@ struct KeyParser: Sendable {
     /// The last byte was `\r`: a `\n` right after it (a pasted CRLF) is the same Enter.
     private var lastWasCR = false
 
+    package init() {}
+
     /// True while an unfinished escape sequence waits for more bytes.
-    var hasPending: Bool { !pending.isEmpty }
+    package var hasPending: Bool { !pending.isEmpty }
 
     /// Feeds bytes as they were read; returns the keys they complete.
-    mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
+    package mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
         pending.append(contentsOf: bytes)
         return parse(final: false)
     }
 
     /// No more bytes are coming soon: a pending lone ESC is the Escape key; an unfinished
     /// sequence is dropped.
-    mutating func flush() -> [Key] {
+    package mutating func flush() -> [Key] {
         parse(final: true)
     }
 
@@ -147,7 +149,7 @@ extension Key {
     }
 
     /// The arrow of a shifted arrow; other keys unchanged (the board moves one cell either way).
-    var unshifted: Key {
+    package var unshifted: Key {
         switch self {
         case .shiftUp: .up
         case .shiftDown: .down

@@ -5,7 +5,7 @@ import TicTacWire
 /// Everything the full-screen front shows, as a plain value: events go in through `apply(_:)`,
 /// key presses through `key(_:)` (which may answer with a command for the daemon), and
 /// `lines(width:height:)` (FullScreenRender.swift) draws it. No I/O, so tests drive it directly.
-struct FullScreenModel {
+package struct FullScreenModel {
     /// Who we are (from `.ready`).
     struct Me: Equatable {
         var name: String
@@ -67,7 +67,7 @@ struct FullScreenModel {
     var unicode: Bool
     var me: Me?
     /// This host's addresses for the title line (the front fills them in; may stay empty).
-    var addresses: [String] = []
+    package var addresses: [String] = []
     /// Peers sorted A-Z by name, case-insensitive (then by id).
     private(set) var peers: [PeerInfo] = []
     /// The order each listed peer was first seen in (to tell an earlier instance of a peer).
@@ -76,7 +76,7 @@ struct FullScreenModel {
     /// Index of the selected peer in `peers` (0 when the list is empty).
     private(set) var selected = 0
     /// The daemon serves the collaborative field too: `f` in the lobby opens it.
-    var offersField = false
+    package var offersField = false
     /// An invitation waiting for y / n.
     var incoming: (peer: PeerInfo, size: BoardSize)?
     /// Invitations held behind `incoming`, asked in this order (Protocol.md §8).
@@ -99,7 +99,7 @@ struct FullScreenModel {
     /// Whose score `score` is: the daemon keeps it per peer while that peer stays connected.
     var scoreOpponent: ID128?
 
-    init(color: Bool, unicode: Bool = true) {
+    package init(color: Bool, unicode: Bool = true) {
         self.color = color
         self.unicode = unicode
     }
@@ -113,7 +113,7 @@ struct FullScreenModel {
     // MARK: - Events
 
     /// Updates the model from one event.
-    mutating func apply(_ event: DaemonEvent) {
+    package mutating func apply(_ event: DaemonEvent) {
         switch event {
         case let .ready(name, id, port):
             me = Me(name: name, id: id, port: port)
@@ -271,8 +271,8 @@ struct FullScreenModel {
 
     /// Two people at one keyboard (`play --local --hotseat`): the screen speaks of "Player 1"
     /// (our side) and "Player 2" instead of "you" and "the opponent".
-    var hotSeat = false
-    var playerOne = "Player 1"
+    package var hotSeat = false
+    package var playerOne = "Player 1"
 
     /// The address being typed after `a` in the lobby (nil when not typing one).
     var addressEntry: String?
@@ -294,7 +294,7 @@ struct FullScreenModel {
     var rematchSeconds = 3
 
     /// One second has passed.
-    mutating func tick() {
+    package mutating func tick() {
         if let w = waiting, w.left > 0 {
             waiting = (w.peer, w.left - 1, w.reason)
             showWaiting()
@@ -304,7 +304,7 @@ struct FullScreenModel {
     }
 
     /// Whether `tick()` has anything to count down.
-    var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 || (waiting?.left ?? 0) > 0 }
+    package var ticking: Bool { (countdown ?? 0) > 0 || (game?.clockLeft ?? 0) > 0 || (waiting?.left ?? 0) > 0 }
 
     /// An interrupted game's peer and the seconds it is still waited for.
     private(set) var waiting: (peer: PeerInfo, left: Int, reason: String)?
@@ -323,7 +323,7 @@ struct FullScreenModel {
 
     /// The line left in the shell once the screen is gone: a networked game in play, or waiting
     /// for its peer, is adjourned by quitting (Protocol.md §13), and this says how it comes back.
-    var farewell: String? {
+    package var farewell: String? {
         guard me != nil, !hotSeat, let game else { return nil }
         switch game.phase {
         case .yourTurn, .opponentTurn: break

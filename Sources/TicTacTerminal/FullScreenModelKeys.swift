@@ -14,7 +14,7 @@ extension FullScreenModel {
     }
 
     /// Handles one key; returns the command it stands for, if any.
-    mutating func key(_ key: Key) -> Command? {
+    package mutating func key(_ key: Key) -> Command? {
         if addressEntry != nil, game == nil, incoming == nil { return addressKey(key) }
         switch key {
         case .interrupt:

@@ -11,7 +11,7 @@ extension FullScreenModel {
     /// The whole screen: exactly `height` lines (fewer only if the terminal is too small for
     /// the fixed parts), none wider than `width` visible columns. Escape codes are included
     /// when `color` is on (and SGR bold/reverse without it).
-    func lines(width: Int, height: Int) -> [String] {
+    package func lines(width: Int, height: Int) -> [String] {
         guard width > 0, height > 0 else { return [] }
         let rows = game == nil ? lobbyLines(width: width, height: height) : gameLines(width: width, height: height)
         return rows.prefix(height).map { render($0, width: width) }

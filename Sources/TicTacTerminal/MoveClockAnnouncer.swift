@@ -6,16 +6,18 @@ import TicTacTime
 /// the turn; plain mode says once, 10 s before a move's time is up, that it is near (a `clock`
 /// event). The turn's own line already says how long a move has (docs/plain-mode.md). Pure:
 /// PlainFront feeds it every event it shows with the time, and calls `due(now:)` at `deadline`.
-struct MoveClockAnnouncer {
+package struct MoveClockAnnouncer {
+    package init() {}
+
     /// Seconds left when the warning is given.
     static let warning = 10
     /// The agreed seconds per move of the game under way (its `rolls` event), 0 for none.
     private(set) var moveTime = 0
     /// When to warn, while a turn with a clock runs.
-    private(set) var deadline: Instant?
+    package private(set) var deadline: Instant?
     private var turn: (opponent: PeerInfo, yours: Bool)?
 
-    mutating func after(_ event: DaemonEvent, now: Instant) {
+    package mutating func after(_ event: DaemonEvent, now: Instant) {
         switch event {
         case let .game(.rolls(_, _, seconds), _):
             moveTime = seconds
@@ -37,7 +39,7 @@ struct MoveClockAnnouncer {
     }
 
     /// The warning, once `deadline` has come.
-    mutating func due(now: Instant) -> DaemonEvent? {
+    package mutating func due(now: Instant) -> DaemonEvent? {
         guard let deadline, now >= deadline, let turn else { return nil }
         self.deadline = nil
         return .moveClock(turn.opponent, yours: turn.yours, seconds: Self.warning)

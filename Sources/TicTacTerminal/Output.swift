@@ -94,7 +94,7 @@ public struct OutputFormatter: Sendable {
     /// U+2029) and bidirectional formatting character is written as a visible escape (`\x1b`,
     /// `\u{202e}`), so text echoed from input (a bad command, a peer's name in an error)
     /// cannot drive the terminal or reorder the line.
-    static func escaped(_ line: String) -> String {
+    package static func escaped(_ line: String) -> String {
         guard line.unicodeScalars.contains(where: needsEscape) else { return line }
         var out = ""
         for scalar in line.unicodeScalars {

@@ -6,7 +6,7 @@ import TicTacWire
 
 /// Plain mode's JSON lines: one object per event, its `event` name first (docs/plain-mode.md).
 extension OutputFormatter {
-    static func peer(_ p: PeerInfo) -> [(String, JSON)] {
+    package static func peer(_ p: PeerInfo) -> [(String, JSON)] {
         [("id", .string(p.id.description)), ("name", .string(p.name)),
          ("addresses", .array(p.addresses.map { .string($0) })), ("port", p.port.map { .int(Int($0)) } ?? .null),
          ("state", .string(p.state.description)), ("via", .array(p.via.names.map { .string($0) })),

@@ -12,7 +12,7 @@ extension OutputFormatter {
     }
 
     /// A window or clock in whole seconds, as the fronts say it.
-    static func seconds(_ d: Duration) -> Int { Int(d.components.seconds) }
+    package static func seconds(_ d: Duration) -> Int { Int(d.components.seconds) }
 
     /// The error a daemon event reports (an ERROR frame, a failed connection), else nil; `code`
     /// is its name in plain mode's `error` event.

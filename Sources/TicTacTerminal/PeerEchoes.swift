@@ -5,13 +5,13 @@ import TicTacWire
 /// something it shows changed: the daemon also reports changes plain mode does not show (a
 /// field port, the order of the addresses, a link coming or going), and those printed as
 /// identical lines. Also tells which listed peer is an earlier instance of a new one.
-struct PeerEchoes {
+package struct PeerEchoes {
     let style: OutputFormatter.Style
     /// By id: the peer as last said, and the order it was first found in.
     private var said: [ID128: (peer: PeerInfo, found: Int)] = [:]
     private var found = 0
 
-    init(style: OutputFormatter.Style) { self.style = style }
+    package init(style: OutputFormatter.Style) { self.style = style }
 
     /// The fields a line of this style shows: JSON all of them (addresses in any order), text
     /// the name, the address and the state.
@@ -25,7 +25,7 @@ struct PeerEchoes {
 
     /// Takes note of `event`; false when it would say nothing new (a peer-updated with nothing
     /// shown changed).
-    mutating func admit(_ event: DaemonEvent) -> Bool {
+    package mutating func admit(_ event: DaemonEvent) -> Bool {
         switch event {
         case let .peerFound(p):
             remember(p)
@@ -50,14 +50,14 @@ struct PeerEchoes {
 
     /// Listed peers found before `p` with its name at its address: a daemon restarted with a
     /// new id (`--ephemeral`) whose old entry has not expired yet, or a second one started there.
-    func earlierInstances(of p: PeerInfo) -> [PeerInfo] {
+    package func earlierInstances(of p: PeerInfo) -> [PeerInfo] {
         guard let mine = said[p.id]?.found else { return [] }
         return said.values.filter { $0.found < mine && $0.peer.id != p.id && $0.peer.name == p.name && $0.peer.address == p.address }
             .sorted { $0.found < $1.found }.map(\.peer)
     }
 
     /// The text line's note on a peer just found, when an earlier instance is still listed.
-    func earlierNote(for p: PeerInfo) -> String? {
+    package func earlierNote(for p: PeerInfo) -> String? {
         let earlier = earlierInstances(of: p)
         guard !earlier.isEmpty else { return nil }
         let ids = earlier.map { String($0.id.description.prefix(8)) }.joined(separator: ", ")

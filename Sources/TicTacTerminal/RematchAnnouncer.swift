@@ -5,20 +5,22 @@ import TicTacEngine
 /// a finished game; plain mode says it once, as a `rematch` event after the `game-over` and
 /// `score` of a game that ended (docs/plain-mode.md). Pure: PlainFront feeds it every event
 /// it shows.
-struct RematchAnnouncer {
+package struct RematchAnnouncer {
+    package init() {}
+
     /// Seconds between games (the daemon's rematch delay; GameSession's 3 s by default).
-    var seconds = 3
+    package var seconds = 3
     /// `lobby` is a command here: networked play, known by its `ready` event (a local game has
     /// no lobby, and shows no `ready`).
     private(set) var lobby = false
     /// The player's own `new` or `lobby` is being carried out: the game it ends is followed at
     /// once by the next one or by the lobby, with no wait to announce.
-    var endingOnCommand = false
+    package var endingOnCommand = false
     /// A game has ended; its score line comes next (GameSession emits the two together).
     private var ended = false
 
     /// The event to show after `event`, if any.
-    mutating func after(_ event: DaemonEvent) -> DaemonEvent? {
+    package mutating func after(_ event: DaemonEvent) -> DaemonEvent? {
         switch event {
         case .ready:
             lobby = true

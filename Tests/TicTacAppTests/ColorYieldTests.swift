@@ -2,6 +2,7 @@ import Testing
 import TicTacField
 import TicTacFieldCore
 import TicTacApp
+import TicTacTTY
 import TicTacTerminal
 import TicTacWire
 

@@ -7,6 +7,7 @@ import TicTacDaemon
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacWire
 

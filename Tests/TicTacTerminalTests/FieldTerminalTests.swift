@@ -5,6 +5,7 @@ import TicTacField
 import TicTacFieldCore
 import TicTacTime
 import TicTacWire
+@testable import TicTacTTY
 @testable import TicTacTerminal
 
 private func at(_ ms: Int64) -> Instant { Instant(nanoseconds: ms * 1_000_000) }

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 import TicTacFieldCore
 import TicTacNet
+import TicTacTTY
 import TicTacTerminal
 import TicTacTime
 import TicTacWire

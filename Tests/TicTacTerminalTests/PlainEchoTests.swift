@@ -5,6 +5,7 @@ import TicTacAPI
 import TicTacDaemonCore
 import TicTacDiscoveryCore
 import TicTacEngine
+@testable import TicTacTTY
 @testable import TicTacTerminal
 import TicTacTime
 import TicTacWire

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import TicTacTerminal
 import TicTacAPI
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacTerminal
 import TicTacNet
 
 /// The terminal as the full-screen fronts use it (tic-tac-toe's and the field's): raw mode with

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacTerminal
 import TicTacNet
 
 /// Standard input as bounded lines on the reactor. A regular file or /dev/null cannot be polled

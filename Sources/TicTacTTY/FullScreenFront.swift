@@ -12,6 +12,7 @@
 // Hand-written VT100/ANSI sequences, no curses.
 
 #if canImport(Glibc)
+import TicTacTerminal
 import TicTacAPI
 import Glibc
 #endif
