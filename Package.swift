@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -22,11 +21,12 @@ let package = Package(
         .target(name: "TicTacJSON"),
         // Monotonic instants, the deadline heap, SansIOCore (the cores' verbs): a leaf every layer may import.
         .target(name: "TicTacTime"),
+        // libsodium (Debian: libsodium-dev), the one crypto library: TicTacCrypto's SHA-256, HKDF,
+        // Ed25519 and X25519, and the stream's ChaCha20-Poly1305 in place (LinkCipher).
+        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
+        .target(name: "TicTacCrypto", dependencies: ["CSodium"]),
         // Boards, rules, the game session state machine, bots. Pure: injected clock and RNG.
-        .target(name: "TicTacEngine", dependencies: [
-            "TicTacWire", "TicTacTime",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(name: "TicTacEngine", dependencies: ["TicTacCrypto", "TicTacWire", "TicTacTime"]),
         // The POSIX shell: one epoll reactor, timers, sockets; TCP connections generic over their decoder.
         .target(name: "CTicTacNet"),
         .target(name: "TicTacNet", dependencies: ["CTicTacNet", "TicTacTime"]),
@@ -34,13 +34,11 @@ let package = Package(
         // Included by path rather than through pkg-config, whose -D_REENTRANT SwiftPM refuses.
         .systemLibrary(name: "CDNSSD",
                        providers: [.apt(["libavahi-compat-libdnssd-dev"])]),
-        // libsodium's ChaCha20-Poly1305: the authenticated stream seals and opens frames in place.
-        .systemLibrary(name: "CSodium", providers: [.apt(["libsodium-dev"])]),
         // Discovery's sans-I/O cores: the presence table (broadcast, DNS-SD, manual peers) and the
         // DNS-SD state machine, with their types. No sockets, no Avahi.
         .target(name: "TicTacDiscoveryCore", dependencies: [
+            "TicTacCrypto", // signed ANNOUNCE and GOODBYE (Ed25519)
             "TicTacTime", "TicTacWire",
-            .product(name: "Crypto", package: "swift-crypto"), // signed ANNOUNCE and GOODBYE (Ed25519)
         ]),
         // Discovery's shells: the broadcast socket and the Avahi dns_sd agent.
         .target(name: "TicTacDiscovery", dependencies: ["CDNSSD", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
@@ -52,8 +50,7 @@ let package = Package(
         .target(name: "TicTacAPI", dependencies: ["TicTacDiscoveryCore", "TicTacEngine", "TicTacWire"]),
         // The daemon's sans-I/O core (links, handshake, lobby, invitations, games) and its parts.
         .target(name: "TicTacDaemonCore", dependencies: [
-            "CSodium", "TicTacAPI", "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
-            .product(name: "Crypto", package: "swift-crypto"), // the identity key (Ed25519), the handshake's X25519 and HKDF
+            "CSodium", "TicTacCrypto", "TicTacAPI", "TicTacDiscoveryCore", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
         ]),
         // The daemon's socket shell, the bot's search thread, the identity file, the state directory.
         .target(name: "TicTacDaemon", dependencies: [
@@ -101,11 +98,11 @@ let package = Package(
         .testTarget(name: "TicTacWireTests", dependencies: ["TicTacWire"]),
         .testTarget(name: "TicTacStoreTests", dependencies: ["TicTacStore", "TicTacEngine", "TicTacWire", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TicTacTimeTests", dependencies: ["TicTacTime"]),
-        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacEngine", "TicTacWire", "TicTacTime", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "TicTacEngineTests", dependencies: ["TicTacCrypto", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacNetTests", dependencies: ["TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDiscoveryTests", dependencies: ["TicTacDiscovery", "TicTacDiscoveryCore", "TicTacEngine", "TicTacTestSupport", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacDaemonTests", dependencies: ["TicTacAPI", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacTestSupport", "TicTacDaemon", "TicTacDaemonCore", "TicTacFieldCore", "TicTacNet", "TicTacEngine", "TicTacPbrain", "TicTacWire", "TicTacTime",
-                                                           "TicTacApp", "TicTacStore", .product(name: "Crypto", package: "swift-crypto")]),
+                                                           "TicTacApp", "TicTacStore", "TicTacCrypto"]),
         .testTarget(name: "TicTacFieldTests", dependencies: ["TicTacField", "TicTacFieldCore", "TicTacEngine", "TicTacTestSupport", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
         .testTarget(name: "TicTacReplayTests", dependencies: ["TicTacReplay", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacEngine", "TicTacWire", "TicTacTime"]),
         .testTarget(name: "TicTacAppTests", dependencies: ["TicTacAPI", "TicTacApp", "TicTacTerminal", "TicTacTTY", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscoveryCore", "TicTacField",

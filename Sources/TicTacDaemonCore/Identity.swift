@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 /// Why a private key was refused.
@@ -11,18 +11,10 @@ public struct IdentityError: Error, Sendable, Equatable, CustomStringConvertible
 /// public key, and the handshake's PROOF shows the key is held, so nobody can claim another
 /// daemon's id.
 ///
-/// Ed25519 signing here is deterministic (RFC 8032): swift-crypto on Linux calls BoringSSL's
-/// ED25519_sign, whose per-signature nonce is a hash of the key and the message, with no
-/// random input. A seeded daemon therefore sends the same bytes on every run, which replaying a
-/// packet capture needs. (Apple's CryptoKit randomises its signatures; they still verify.)
+/// Ed25519 signing here is deterministic (RFC 8032: libsodium's per-signature nonce is a hash
+/// of the key and the message, with no random input). A seeded daemon therefore sends the same
+/// bytes on every run, which replaying a packet capture needs.
 public struct Identity: Sendable {
-    /// swift-crypto's key is not marked Sendable; this one is never changed after it is made,
-    /// and signing only reads it.
-    private final class SigningKey: @unchecked Sendable {
-        let key: Curve25519.Signing.PrivateKey
-        init(_ key: Curve25519.Signing.PrivateKey) { self.key = key }
-    }
-
     /// Domain separation for the id derivation: 21 ASCII bytes before the public key.
     public static let idLabel: [UInt8] = Array("tictac-instance-id-v1".utf8)
     /// The private key's length (RFC 8032's 32-byte seed).
@@ -32,7 +24,7 @@ public struct Identity: Sendable {
     public let privateKey: [UInt8]
     /// The library's key, made once: making it derives the public key, as dear as a signature
     /// (docs/performance.md).
-    private let signingKey: SigningKey
+    private let signingKey: Ed25519.PrivateKey
     /// The 32-byte Ed25519 public key sent in HELLO.
     public let publicKey: [UInt8]
     /// First 16 bytes of SHA-256(idLabel || publicKey).
@@ -40,13 +32,12 @@ public struct Identity: Sendable {
 
     /// From a 32-byte private key (RFC 8032's seed).
     public init(privateKey: [UInt8]) throws(IdentityError) {
-        guard privateKey.count == Self.privateKeyLength,
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: privateKey) else {
+        guard privateKey.count == Self.privateKeyLength, let key = Ed25519.PrivateKey(seed: privateKey) else {
             throw IdentityError("a private key is \(Self.privateKeyLength) bytes, not \(privateKey.count)")
         }
         self.privateKey = privateKey
-        signingKey = SigningKey(key)
-        publicKey = Array(key.publicKey.rawRepresentation)
+        signingKey = key
+        publicKey = key.publicKey
         instanceID = Self.instanceID(forPublicKey: publicKey)
     }
 
@@ -71,17 +62,15 @@ public struct Identity: Sendable {
 
     /// Signs a handshake transcript; nil only if the library fails (an internal error).
     public func sign(_ message: [UInt8]) -> [UInt8]? {
-        guard let signature = try? signingKey.key.signature(for: message) else { return nil }
-        return Array(signature)
+        signingKey.signature(for: message)
     }
 
     /// Whether `signature` is `publicKey`'s over `message`, strictly (Protocol.md §4, "Strict
     /// verification"): a key that is not a canonical encoding of a point of large order, a
     /// signature of the wrong size, with a small-order R or with S >= L does not verify.
     public static func verify(_ signature: [UInt8], of message: [UInt8], publicKey: [UInt8]) -> Bool {
-        guard StrictEd25519.acceptsKey(publicKey), StrictEd25519.acceptsSignature(signature),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
-        return key.isValidSignature(signature, for: message)
+        guard StrictEd25519.acceptsKey(publicKey), StrictEd25519.acceptsSignature(signature) else { return false }
+        return Ed25519.isValid(signature, for: message, publicKey: publicKey)
     }
 
     /// Our PROOF on a link (Protocol.md §4): we sign our half first, then the peer's.
@@ -105,9 +94,10 @@ public struct Identity: Sendable {
     }
 }
 
-/// The checks Protocol.md §4 ("Strict verification") adds before the library's Ed25519
-/// verification (BoringSSL's, which accepts small-order keys): a small-order key with a
-/// small-order R and S = 0 would otherwise verify for every message.
+/// The checks Protocol.md §4 ("Strict verification") makes before the library's Ed25519
+/// verification, whatever the library refuses itself (libsodium refuses these too; other
+/// libraries accept small-order keys): a small-order key with a small-order R and S = 0 would
+/// otherwise verify for every message.
 enum StrictEd25519 {
     /// Every encoding of a point of order 1, 2, 4 or 8 (the top bit, x's sign, ignored):
     /// y = 0, 1, the two order-8 y's, p - 1, p and p + 1.

@@ -1,5 +1,5 @@
 import CSodium
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 // Sealing and opening live in the core, beside the handshake that makes the keys: crypto is
@@ -9,27 +9,22 @@ import TicTacWire
 /// A link's ephemeral X25519 key (Protocol.md §4, HELLO field 8), made from the core's
 /// generator so a seeded daemon sends the same key every run. Used once, then dropped.
 struct EphemeralKey {
-    private let key: Curve25519.KeyAgreement.PrivateKey
+    private let key: [UInt8]
     /// The 32 bytes HELLO carries.
     let publicKey: [UInt8]
 
     /// From 32 bytes (an X25519 scalar, clamped by the function itself).
     init?(privateKey: [UInt8]) {
-        guard privateKey.count == 32, let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: privateKey) else {
-            return nil
-        }
-        self.key = key
-        publicKey = Array(key.publicKey.rawRepresentation)
+        guard let publicKey = X25519.publicKey(privateKey: privateKey) else { return nil }
+        key = privateKey
+        self.publicKey = publicKey
     }
 
     /// X25519 with the peer's key; nil for a key that gives the all-zero secret (a small-order
     /// point: Protocol.md §4 refuses it) or is not 32 bytes.
     func sharedSecret(with peerKey: [UInt8]) -> [UInt8]? {
-        guard peerKey.count == 32,
-              let peer = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: peerKey),
-              let secret = try? key.sharedSecretFromKeyAgreement(with: peer) else { return nil }
-        let bytes = secret.withUnsafeBytes { Array($0) }
-        return bytes.contains(where: { $0 != 0 }) ? bytes : nil
+        guard let bytes = X25519.sharedSecret(privateKey: key, peerKey: peerKey) else { return nil }
+        return bytes.contains(where: { $0 != 0 }) ? bytes : nil // libsodium refuses it too
     }
 }
 
@@ -41,11 +36,9 @@ struct SessionKeys: Equatable {
 
     /// salt = SHA-256(session transcript); each key = HKDF-SHA256(shared secret, salt, info, 32).
     static func derive(sharedSecret: [UInt8], session: [UInt8]) -> SessionKeys {
-        let salt = Array(SHA256.hash(data: session))
+        let salt = SHA256.hash(data: session)
         func key(_ info: [UInt8]) -> [UInt8] {
-            let k = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: sharedSecret), salt: salt,
-                                           info: info, outputByteCount: 32)
-            return k.withUnsafeBytes { Array($0) }
+            HKDF.sha256(inputKeyMaterial: sharedSecret, salt: salt, info: info, outputByteCount: 32)
         }
         return SessionKeys(diallerToAcceptor: key(SealedFrame.diallerInfo), acceptorToDialler: key(SealedFrame.acceptorInfo))
     }
@@ -76,7 +69,7 @@ public struct LinkCipher {
     }
 
     /// libsodium's one-time set-up (it picks the CPU's fastest code), done once per process.
-    private static let ready: Bool = sodium_init() >= 0
+    private static var ready: Bool { Sodium.ready }
 
     /// Seals the frame that starts at `start` and runs to the end of `buffer`, in place: the
     /// length field grows by the tag, the payload is encrypted, the tag appended. False (the

@@ -1,17 +1,11 @@
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 /// The identity key as discovery uses it: signs our ANNOUNCE and GOODBYE, and checks a peer's
 /// (Protocol.md §7 "Signed presence"). A signature is self-certifying: the datagram carries the
 /// public key, and the instance id is that key's hash (§4), so nobody can sign for another id.
 public struct PresenceKey: Sendable, Equatable {
-    /// swift-crypto's key is not marked Sendable; this one is never changed after it is made.
-    private final class Box: @unchecked Sendable {
-        let key: Curve25519.Signing.PrivateKey
-        init(_ key: Curve25519.Signing.PrivateKey) { self.key = key }
-    }
-
-    private let box: Box
+    private let key: Ed25519.PrivateKey
     /// The 32-byte Ed25519 public key the datagrams carry.
     public let publicKey: [UInt8]
     /// The id this key gives (§4).
@@ -19,11 +13,9 @@ public struct PresenceKey: Sendable, Equatable {
 
     /// From the daemon's 32-byte private key (RFC 8032's seed); nil if it is not one.
     public init?(privateKey: [UInt8]) {
-        guard privateKey.count == 32, let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: privateKey) else {
-            return nil
-        }
-        box = Box(key)
-        publicKey = Array(key.publicKey.rawRepresentation)
+        guard let key = Ed25519.PrivateKey(seed: privateKey) else { return nil }
+        self.key = key
+        publicKey = key.publicKey
         instanceID = Self.instanceID(forPublicKey: publicKey)
     }
 
@@ -32,15 +24,14 @@ public struct PresenceKey: Sendable, Equatable {
     /// Our datagram, sealed (nil only if the library fails to sign: an internal error).
     public func seal(_ message: Message, version: UInt8, timestamp: UInt64) -> [UInt8]? {
         PresenceSeal.seal(message, version: version, publicKey: publicKey, timestamp: timestamp) { bytes in
-            (try? box.key.signature(for: bytes)).map(Array.init)
+            key.signature(for: bytes)
         }
     }
 
     /// Whether `datagram`'s seal is a valid signature of its bytes by a key whose hash is `id`.
     public static func verify(_ datagram: [UInt8], seal: PresenceSeal, id: ID128) -> Bool {
-        guard instanceID(forPublicKey: seal.publicKey) == id,
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: seal.publicKey) else { return false }
-        return key.isValidSignature(seal.signature, for: PresenceSeal.signedBytes(of: datagram))
+        guard instanceID(forPublicKey: seal.publicKey) == id else { return false }
+        return Ed25519.isValid(seal.signature, for: PresenceSeal.signedBytes(of: datagram), publicKey: seal.publicKey)
     }
 
     /// The instance id a public key gives: the first 16 bytes of SHA-256("tictac-instance-id-v1"

@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 /// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) before
@@ -42,7 +42,7 @@ public enum Commitment {
         }
     }
 
-    private static func hashSecret(roll: UInt32, nonce: ID128) -> SHA256.Digest {
+    private static func hashSecret(roll: UInt32, nonce: ID128) -> [UInt8] {
         withUnsafeTemporaryAllocation(byteCount: secretLength, alignment: 8) { buffer in
             write(roll: roll, nonce: nonce, into: buffer)
             var hasher = SHA256()

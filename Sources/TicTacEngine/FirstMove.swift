@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 /// Who moves first (Protocol.md §8), decided from both sides' secrets so that neither side alone

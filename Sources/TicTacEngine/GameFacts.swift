@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import TicTacWire
 
 /// What a game's history needs to hold, as it happens (`GameAction.record`): the durable

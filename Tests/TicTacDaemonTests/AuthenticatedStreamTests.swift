@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import Foundation
 import Testing
 import TicTacAPI
@@ -192,9 +192,9 @@ private func hex(_ s: String) -> [UInt8] {
     @Test func aSmallOrderKeyProvesNothing() throws {
         let message = HandshakeTranscript.bytes(version: 1, signer: ID128(high: 1, low: 1), signerNonce: ID128(high: 2, low: 2),
                                                 verifier: ID128(high: 3, low: 3), verifierNonce: ID128(high: 4, low: 4))
-        // The library alone takes it: this is what strict verification is for.
-        let lax = try Curve25519.Signing.PublicKey(rawRepresentation: Self.identityPoint)
-        #expect(lax.isValidSignature(Self.smallOrderSignature, for: message))
+        // A cofactorless check alone takes it ([0]B = identity + [k]identity): this is what
+        // strict verification is for. Ours refuses it before any library is asked.
+        #expect(!StrictEd25519.acceptsKey(Self.identityPoint) && !StrictEd25519.acceptsSignature(Self.smallOrderSignature))
         #expect(!Identity.verify(Self.smallOrderSignature, of: message, publicKey: Self.identityPoint))
         #expect(!Identity.verify(Self.smallOrderSignature, of: message, publicKey: [UInt8](repeating: 0, count: 32)))
         for bad in StrictEd25519.smallOrder {

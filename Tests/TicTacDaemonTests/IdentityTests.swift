@@ -40,7 +40,7 @@ import TicTacTime
         #expect(key.instanceID.bytes == v["instance-id"])
         let transcript = try #require(v["transcript"])
         #expect(transcript.count == HandshakeTranscript.length)
-        // Deterministic signatures (BoringSSL's Ed25519): exactly the documented bytes.
+        // Deterministic signatures (RFC 8032, libsodium's Ed25519): exactly the documented bytes.
         #expect(key.sign(transcript) == v["signature"])
         let signature = try #require(v["signature"])
         #expect(Identity.verify(signature, of: transcript, publicKey: key.publicKey))

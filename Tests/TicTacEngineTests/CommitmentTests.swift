@@ -1,4 +1,4 @@
-import Crypto
+import TicTacCrypto
 import Foundation
 import Testing
 import TicTacEngine
