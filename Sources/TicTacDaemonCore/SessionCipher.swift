@@ -92,7 +92,11 @@ public struct LinkCipher {
                 }
             }
         }
-        guard rc == 0 else { return false }
+        guard rc == 0 else { // as it was
+            buffer.removeLast(SealedFrame.tagLength)
+            for i in 0..<4 { buffer[start + 8 + i] = UInt8(truncatingIfNeeded: UInt32(length) >> (24 - 8 * i)) }
+            return false
+        }
         sealCounter += 1
         return true
     }

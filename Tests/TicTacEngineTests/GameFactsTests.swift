@@ -46,7 +46,7 @@ import TicTacWire
     @Test func ourMoveIsRecordedBeforeItsFrame() throws {
         var p = recordingPair()
         p.start()
-        let side = try #require(p.sideToMove)
+        let side = try #require(p.sideToMove as Bool?)
         var s = side ? p.a : p.b
         _ = s.pollActions()
         try s.perform(.move(4), now: p.now)
@@ -59,7 +59,7 @@ import TicTacWire
     @Test func aResignationIsRecordedBeforeItsFrameAndTheOtherSideRecordsTheWin() throws {
         var p = recordingPair()
         p.start()
-        let side = try #require(p.sideToMove)
+        let side = try #require(p.sideToMove as Bool?)
         var s = side ? p.a : p.b
         _ = s.pollActions()
         try s.perform(.resign, now: p.now)
@@ -76,7 +76,7 @@ import TicTacWire
         p.a.recordsFacts = true
         p.b.recordsFacts = true
         p.start()
-        let aMoves = try #require(p.sideToMove)
+        let aMoves = try #require(p.sideToMove as Bool?)
         p.advance(to: p.now + .seconds(11))
         let loser = aMoves ? p.factsA : p.factsB
         let winner = aMoves ? p.factsB : p.factsA
