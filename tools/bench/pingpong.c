@@ -100,14 +100,20 @@ size_t read_frame(int fd, uint8_t *buf) {
     return 12 + len;
 }
 
-static int server(int port) {
-    alarm(120); /* bounded: SIGALRM ends a server whose client never came or never left */
-    int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+/* A TCP listener on 127.0.0.1:PORT; `type` is SOCK_STREAM, with SOCK_NONBLOCK or not. */
+int listen_loopback(int port, int type, int backlog) {
+    int l = socket(AF_INET, type, 0), one = 1;
     if (l < 0) die("socket");
     setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 1) != 0) die("bind/listen");
+    if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, backlog) != 0) die("bind/listen");
+    return l;
+}
+
+static int server(int port) {
+    alarm(120); /* bounded: SIGALRM ends a server whose client never came or never left */
+    int l = listen_loopback(port, SOCK_STREAM, 1);
     int fd = accept(l, NULL, NULL);
     if (fd < 0) die("accept");
     nodelay(fd);
@@ -188,12 +194,8 @@ static int on_readable(int ep, struct conn *c) {
 
 static int epoll_server(int port, int sealed) {
     alarm(120); /* bounded, like server() */
-    int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0), one = 1, ep = epoll_create1(0), open = 0, served = 0;
-    if (l < 0 || ep < 0) die("socket/epoll");
-    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 16) != 0) die("bind/listen");
+    int l = listen_loopback(port, SOCK_STREAM | SOCK_NONBLOCK, 16), ep = epoll_create1(0), open = 0, served = 0;
+    if (ep < 0) die("epoll");
     struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL}, evs[16];
     if (epoll_ctl(ep, EPOLL_CTL_ADD, l, &ev) != 0) die("epoll_ctl");
     while (!served || open > 0) {
@@ -236,7 +238,7 @@ static int epoll_server(int port, int sealed) {
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b) {
+int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }

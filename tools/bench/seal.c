@@ -14,8 +14,6 @@
  */
 #include "seal.h"
 #include <sodium.h>
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,12 +176,7 @@ static int key_schedule(const struct side *us, const struct side *peer, const st
 
 int handshake_server(int port, int count) {
     alarm(120); /* bounded, like the echo servers */
-    int l = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-    if (l < 0) die("socket");
-    setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    if (bind(l, (struct sockaddr *)&a, sizeof a) != 0 || listen(l, 16) != 0) die("bind/listen");
+    int l = listen_loopback(port, SOCK_STREAM, 16);
     struct side us, peer;
     make_identity(&us);
     uint8_t buf[12 + 16384], kd[32], ka[32];
@@ -201,11 +194,6 @@ int handshake_server(int port, int count) {
     }
     close(l);
     return 0;
-}
-
-static int cmp_ns(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
 }
 
 int handshake_client(int port, int count) {
@@ -227,7 +215,7 @@ int handshake_client(int port, int count) {
         sum += t[i];
         close(fd);
     }
-    qsort(t, (size_t)count, sizeof t[0], cmp_ns);
+    qsort(t, (size_t)count, sizeof t[0], cmp_u64);
     printf("handshakes=%d handshakes_per_s=%.2f hs_p50_us=%.2f\n", count, 1e9 / ((double)sum / count), t[count / 2] / 1e3);
     free(t);
     return 0;

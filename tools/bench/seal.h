@@ -10,6 +10,8 @@ void nodelay(int fd);
 void write_full(int fd, const uint8_t *p, size_t n);
 size_t read_frame(int fd, uint8_t *buf);
 int dial(int port);
+int listen_loopback(int port, int type, int backlog);
+int cmp_u64(const void *a, const void *b);
 size_t tlv(uint8_t *p, uint8_t tag, const void *v, uint16_t n);
 const uint8_t *field(const uint8_t *frame, size_t len, uint8_t tag, uint16_t size);
 
