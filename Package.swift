@@ -60,8 +60,8 @@ let package = Package(
         .target(name: "TicTacFieldCore", dependencies: ["TicTacTime", "TicTacWire"]),
         // The field's UDP shell, fed by the presence table.
         .target(name: "TicTacField", dependencies: ["TicTacFieldCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacNet", "TicTacTime", "TicTacWire"]),
-        // The fronts: plain mode and the full screens (tic-tac-toe's and the field's), commands,
-        // keys, events and how they are written.
+        // The fronts' view models, pure: plain mode and the full screens (tic-tac-toe's, the
+        // field's, the watch's), commands, keys, events and how they are written and drawn.
         .target(name: "TicTacTerminal", dependencies: ["TicTacAPI", "TicTacDiscoveryCore", "TicTacFieldCore", "TicTacEngine", "TicTacWire",
                                                        "TicTacJSON", "TicTacTime"]),
         // The fronts' terminal I/O on the reactor: raw mode, the nonblocking screen writer,
