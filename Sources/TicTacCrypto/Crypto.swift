@@ -40,20 +40,11 @@ public struct SHA256 {
     }
 }
 
-/// HKDF with HMAC-SHA256 (RFC 5869).
+/// HKDF with HMAC-SHA256 (RFC 5869), for one 32-byte key (all the protocol derives).
 public enum HKDF {
-    /// `count` bytes (at most 255 x 32) from `ikm`, `salt` and `info`.
-    public static func sha256(inputKeyMaterial ikm: [UInt8], salt: [UInt8], info: [UInt8], outputByteCount count: Int) -> [UInt8] {
-        precondition(count >= 0 && count <= 255 * 32, "HKDF-SHA256 gives at most 8,160 bytes") // our callers' constants
-        let prk = hmac(key: salt, [ikm])
-        var out: [UInt8] = [], block: [UInt8] = []
-        var i: UInt8 = 1
-        while out.count < count {
-            block = hmac(key: prk, [block, info, [i]])
-            out += block
-            i &+= 1
-        }
-        return Array(out.prefix(count))
+    /// Extract, then the first block of expand: T(1) = HMAC(PRK, info || 0x01).
+    public static func sha256Key(inputKeyMaterial ikm: [UInt8], salt: [UInt8], info: [UInt8]) -> [UInt8] {
+        hmac(key: hmac(key: salt, [ikm]), [info, [1]])
     }
 
     static func hmac(key: [UInt8], _ parts: [[UInt8]]) -> [UInt8] {

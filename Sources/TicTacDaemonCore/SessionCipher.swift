@@ -38,7 +38,7 @@ struct SessionKeys: Equatable {
     static func derive(sharedSecret: [UInt8], session: [UInt8]) -> SessionKeys {
         let salt = SHA256.hash(data: session)
         func key(_ info: [UInt8]) -> [UInt8] {
-            HKDF.sha256(inputKeyMaterial: sharedSecret, salt: salt, info: info, outputByteCount: 32)
+            HKDF.sha256Key(inputKeyMaterial: sharedSecret, salt: salt, info: info)
         }
         return SessionKeys(diallerToAcceptor: key(SealedFrame.diallerInfo), acceptorToDialler: key(SealedFrame.acceptorInfo))
     }
@@ -63,13 +63,9 @@ public struct LinkCipher {
 
     /// Keys of 32 bytes (a key of another length seals and opens nothing).
     public init(sealKey: [UInt8], openKey: [UInt8]) {
-        _ = Self.ready
         self.sealKey = sealKey
         self.openKey = openKey
     }
-
-    /// libsodium's one-time set-up (it picks the CPU's fastest code), done once per process.
-    private static var ready: Bool { Sodium.ready }
 
     /// Seals the frame that starts at `start` and runs to the end of `buffer`, in place: the
     /// length field grows by the tag, the payload is encrypted, the tag appended. False (the
@@ -77,7 +73,7 @@ public struct LinkCipher {
     mutating func seal(_ buffer: inout [UInt8], frameAt start: Int) -> Bool {
         let body = start + Frame.headerLength
         let length = buffer.count - body
-        guard Self.ready, sealCounter < UInt64.max, sealKey.count == 32, start >= 0,
+        guard Sodium.ready, sealCounter < UInt64.max, sealKey.count == 32, start >= 0,
               length >= 0, length <= SealedFrame.maxPayloadLength else { return false }
         let sealed = UInt32(length + SealedFrame.tagLength)
         for i in 0..<4 { buffer[start + 8 + i] = UInt8(truncatingIfNeeded: sealed >> (24 - 8 * i)) }
@@ -105,7 +101,7 @@ public struct LinkCipher {
     /// replayed, reordered, or sealed with another key).
     public mutating func open(_ frame: Frame) -> Frame? {
         let n = frame.payload.count
-        guard Self.ready, openCounter < UInt64.max, openKey.count == 32, n >= SealedFrame.tagLength else { return nil }
+        guard Sodium.ready, openCounter < UInt64.max, openKey.count == 32, n >= SealedFrame.tagLength else { return nil }
         let plainCount = n - SealedFrame.tagLength
         var opened = false
         let plain = [UInt8](unsafeUninitializedCapacity: plainCount) { out, count in
@@ -130,9 +126,8 @@ public struct LinkCipher {
 
     /// The 12-byte nonce of frame `counter` (SealedFrame.nonce), on the stack.
     private static func withNonce<R>(_ counter: UInt64, _ body: (UnsafePointer<UInt8>) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { n in
-            for i in 0..<4 { n[i] = 0 }
-            for i in 0..<8 { n[4 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i)) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: SealedFrame.nonceLength) { n in
+            SealedFrame.writeNonce(counter: counter, into: UnsafeMutableRawBufferPointer(n))
             return body(UnsafePointer(n.baseAddress!))
         }
     }
@@ -140,12 +135,8 @@ public struct LinkCipher {
     /// The header `frame` was sealed under (SealedFrame.header), on the stack.
     private static func withHeader<R>(_ frame: Frame, sealedLength: Int, _ body: (UnsafePointer<UInt8>) -> R) -> R {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Frame.headerLength) { h in
-            for i in 0..<4 { h[i] = Frame.magic[i] }
-            h[4] = frame.version
-            h[5] = frame.type
-            h[6] = UInt8(truncatingIfNeeded: frame.flags >> 8)
-            h[7] = UInt8(truncatingIfNeeded: frame.flags)
-            for i in 0..<4 { h[8 + i] = UInt8(truncatingIfNeeded: UInt32(sealedLength) >> (24 - 8 * i)) }
+            SealedFrame.writeHeader(version: frame.version, type: frame.type, flags: frame.flags, sealedLength: sealedLength,
+                                    into: UnsafeMutableRawBufferPointer(h))
             return body(UnsafePointer(h.baseAddress!))
         }
     }

@@ -14,10 +14,18 @@ public enum SealedFrame {
     /// The 12-byte ChaCha20-Poly1305 nonce of frame `counter` (0 for a direction's first):
     /// four zero bytes, then the counter big-endian.
     public static func nonce(counter: UInt64) -> [UInt8] {
-        var w = ByteWriter(capacity: 12)
-        w.write(UInt32(0))
-        w.write(counter)
-        return w.bytes
+        [UInt8](unsafeUninitializedCapacity: nonceLength) { out, count in
+            writeNonce(counter: counter, into: UnsafeMutableRawBufferPointer(out))
+            count = nonceLength
+        }
+    }
+
+    public static let nonceLength = 12
+
+    /// `nonce(counter:)` written into the first 12 bytes of `out` (a sealer's stack buffer).
+    public static func writeNonce(counter: UInt64, into out: UnsafeMutableRawBufferPointer) {
+        for i in 0..<4 { out[i] = 0 }
+        for i in 0..<8 { out[4 + i] = UInt8(truncatingIfNeeded: counter >> (56 - 8 * i)) }
     }
 
     /// The HKDF info of the key the dialler seals with (and the acceptor opens with).
@@ -27,12 +35,19 @@ public enum SealedFrame {
 
     /// The header a frame of `payloadLength` sealed bytes (tag included) carries.
     public static func header(version: UInt8, type: UInt8, flags: UInt16, sealedLength: Int) -> [UInt8] {
-        var w = ByteWriter(capacity: Frame.headerLength)
-        w.write(Frame.magic)
-        w.write(version)
-        w.write(type)
-        w.write(flags)
-        w.write(UInt32(sealedLength))
-        return w.bytes
+        [UInt8](unsafeUninitializedCapacity: Frame.headerLength) { out, count in
+            writeHeader(version: version, type: type, flags: flags, sealedLength: sealedLength, into: UnsafeMutableRawBufferPointer(out))
+            count = Frame.headerLength
+        }
+    }
+
+    /// `header(...)` written into the first 12 bytes of `out` (an opener's stack buffer).
+    public static func writeHeader(version: UInt8, type: UInt8, flags: UInt16, sealedLength: Int, into out: UnsafeMutableRawBufferPointer) {
+        for i in 0..<4 { out[i] = Frame.magic[i] }
+        out[4] = version
+        out[5] = type
+        out[6] = UInt8(truncatingIfNeeded: flags >> 8)
+        out[7] = UInt8(truncatingIfNeeded: flags)
+        for i in 0..<4 { out[8 + i] = UInt8(truncatingIfNeeded: UInt32(truncatingIfNeeded: sealedLength) >> (24 - 8 * i)) }
     }
 }

@@ -50,8 +50,8 @@ public struct DNSSDTXT: Sendable, Hashable {
     private static func record(_ entries: [String]) -> [UInt8] {
         var out: [UInt8] = []
         for e in entries {
-            // Every entry is short ASCII: at most 35 bytes, far below the 255 a length byte holds.
-            precondition(e.utf8.count <= 255)
+            // Every entry is short ASCII (at most 35 bytes): one past a length byte's 255 is left out.
+            guard e.utf8.count <= 255 else { continue }
             out.append(UInt8(e.utf8.count))
             out += e.utf8
         }
