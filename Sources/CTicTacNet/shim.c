@@ -61,3 +61,11 @@ int tictac_pidfd_open(pid_t pid) {
 int tictac_pipe_cloexec(int fds[2]) {
     return pipe2(fds, O_CLOEXEC);
 }
+
+int tictac_peer_uid(int fd, uid_t *uid) {
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *uid = cred.uid;
+    return 0;
+}

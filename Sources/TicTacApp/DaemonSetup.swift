@@ -55,10 +55,21 @@ struct DaemonSetup {
     /// history instead of one getting a throwaway id).
     func openState(place: String? = nil) -> DaemonState {
         if settings.ephemeral || settings.seed != nil { return DaemonState() }
+        return DaemonState(path: statePath(place: place))
+    }
+
+    /// The state directory's path (nil: no environment to place it in).
+    func statePath(place: String? = nil) -> String? {
         var env: [String: String] = [:]
         for name in ["XDG_STATE_HOME", "HOME"] { env[name] = getenv(name).map { String(cString: $0) } }
         let home = StateDirectory.defaultPath(environment: env)
-        return DaemonState(path: settings.stateDirectory ?? home.map { path in place.map { path + "/" + $0 } ?? path })
+        return settings.stateDirectory ?? home.map { path in place.map { path + "/" + $0 } ?? path }
+    }
+
+    /// The control socket of a `tictac daemon` on this state directory (ControlPath), nil with
+    /// `--ephemeral` or `--seed` (they keep no state directory to share).
+    var controlSocket: String? {
+        settings.ephemeral || settings.seed != nil ? nil : ControlPath.socket(state: statePath())
     }
 
     /// The daemon, with what it keeps (`state`: its notices are for the player).

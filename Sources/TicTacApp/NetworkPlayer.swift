@@ -34,6 +34,11 @@ public final class NetworkPlayer {
         lifecycle = RunnerLifecycle(reactor: reactor)
     }
 
+    /// Runs once the daemon serves, just before the loop (a service manager is told READY).
+    var onReady: () -> Void = {}
+    /// Runs once when leaving starts (a service manager is told STOPPING).
+    var onLeaving: () -> Void = {}
+
     /// The exit status once `run` returns: 130 after Ctrl-C, else 0.
     public var exitStatus: Int32 { lifecycle.exitStatus }
 
@@ -47,6 +52,7 @@ public final class NetworkPlayer {
     public func run(connectTo peers: [[SocketAddress]], notices: [DaemonEvent] = []) throws(NetError) {
         defer { front.stop(); dials.stop() } // gives the terminal back on every way out, errors included
         try lifecycle.start { [unowned self] deadline, done in
+            onLeaving()
             field?.leave()
             front.stop()
             daemon.leave(within: deadline, then: done)
@@ -67,6 +73,7 @@ public final class NetworkPlayer {
         }
         let config = daemon.config
         (front as? PlainFront)?.rematchSeconds = Int(config.rematchDelay.wholeSecondsRoundedUp)
+        (front as? ControlServer)?.rematchSeconds = Int(config.rematchDelay.wholeSecondsRoundedUp)
         front.show(.ready(name: config.name.value, id: config.instanceID, port: daemon.port))
         for notice in notices + pending { front.show(notice) }
         pending = []
@@ -77,6 +84,7 @@ public final class NetworkPlayer {
         }
         try front.start(reactor: reactor)
         for addresses in peers { dials.dial(addresses, as: addresses.first?.description ?? "") }
+        onReady()
         try lifecycle.run()
     }
 
@@ -103,7 +111,7 @@ public final class NetworkPlayer {
                 let allowed = on ?? !daemon.spectatorsAllowed
                 try daemon.command(.spectators(allowed))
                 // Each front names its own way back: a key on the full screen, a command in plain mode.
-                let undo = front is PlainFront ? "spectators \(allowed ? "off" : "on")" : "w in the lobby"
+                let undo = front is PlainFront || front is ControlServer ? "spectators \(allowed ? "off" : "on")" : "w in the lobby"
                 front.show(.notice(allowed ? "Your games may be watched (tictac watch; \(undo) refuses it)"
                                            : "Nobody may watch your games now (\(undo) allows it again)"))
             case let .move(n): try daemon.command(.move(n - 1))

@@ -19,6 +19,14 @@ public enum PlayApp {
         let terminal = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 && !config.plain && !config.json
         let logNotice = try LogSetup.bootstrap(config.daemon.log, screen: terminal)
         if config.local { return try runLocal(config, setup: setup, terminal: terminal) }
+        if let daemon = try ControlCall.open(setup) {
+            // A `tictac daemon` keeps this state directory: its front, not a second daemon.
+            guard !terminal else {
+                throw AppFailure(.unavailable, "a tictac daemon runs for this state directory: tictac play --plain attaches to it "
+                                 + "(the full screen cannot attach yet), tictac daemon --stop ends it")
+            }
+            return try ControlCall.relay(daemon, json: config.json)
+        }
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
         let state = setup.openState()

@@ -24,6 +24,10 @@ extension Daemon {
     /// Where a link stands: handshaking, proven (to whom), or closed.
     public func linkProgress(_ id: LinkID) -> LinkProgress { core.linkProgress(id) }
 
+    /// Where our player is now, as the events a front starting from nothing needs
+    /// (DaemonCore.snapshot).
+    public var snapshot: [DaemonEvent] { core.snapshot(now: reactor.now) }
+
     /// The daemons discovery sees now (empty before discovery starts).
     public var presencePeers: [PresencePeer] { presence?.peers ?? [] }
 }

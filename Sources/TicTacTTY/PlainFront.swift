@@ -35,8 +35,13 @@ public final class PlainFront: Front {
     /// field's plain front writes through it too, so the two stay in order.
     public let output: LineWriter
 
-    /// - Parameter outputFD: where the lines go (standard output; tests give a pipe).
-    public init(json: Bool, outputFD: Int32 = STDOUT_FILENO) {
+    private let inputFD: Int32?
+
+    /// - Parameters:
+    ///   - inputFD: where the commands come from (standard input); nil: they come to `take`.
+    ///   - outputFD: where the lines go (standard output; tests give a pipe).
+    public init(json: Bool, inputFD: Int32? = STDIN_FILENO, outputFD: Int32 = STDOUT_FILENO) {
+        self.inputFD = inputFD
         let formatter = OutputFormatter(style: json ? .json : .text)
         self.formatter = formatter
         echoes = PeerEchoes(style: formatter.style)
@@ -46,26 +51,35 @@ public final class PlainFront: Front {
     public func start(reactor: Reactor) throws(NetError) {
         output.attach(to: reactor)
         self.reactor = reactor
-        input = try StdinLines(reactor: reactor, onItem: { [unowned self] item in
-            switch item {
-            case .tooLong:
-                show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
-            case let .line(text):
-                guard !text.allSatisfy(\.isWhitespace) else { return }
-                if let interceptLine, interceptLine(text) { return }
-                let command: Command
-                do throws(Command.ParseError) { command = try Command.parse(text) } catch {
-                    return show(.error(code: "bad-command", message: error.description))
-                }
-                // `new` and `lobby` end a running game with no wait for a rematch to announce.
-                rematch.endingOnCommand = command == .new || command == .lobby
-                defer { rematch.endingOnCommand = false }
-                onCommand?(command)
-            }
-        }, onEnd: { [unowned self] in onCommand?(.quit) })
+        guard let inputFD else { return }
+        input = try StdinLines(reactor: reactor, fd: inputFD, onItem: { [unowned self] item in take(item) },
+                               onEnd: { [unowned self] in onCommand?(.quit) })
     }
 
+    /// One line of input (what `start` reads, or what a control socket's client sent).
+    public func take(_ item: LineReader.Item) {
+        switch item {
+        case .tooLong:
+            show(.error(code: "bad-command", message: "line too long (at most \(Command.maxLineBytes) bytes)"))
+        case let .line(text):
+            guard !text.allSatisfy(\.isWhitespace) else { return }
+            if let interceptLine, interceptLine(text) { return }
+            let command: Command
+            do throws(Command.ParseError) { command = try Command.parse(text) } catch {
+                return show(.error(code: "bad-command", message: error.description))
+            }
+            // `new` and `lobby` end a running game with no wait for a rematch to announce.
+            rematch.endingOnCommand = command == .new || command == .lobby
+            defer { rematch.endingOnCommand = false }
+            onCommand?(command)
+        }
+    }
+
+    /// Errors shown so far (a control socket's `sync` counts them).
+    public private(set) var errorsShown = 0
+
     public func show(_ event: DaemonEvent) {
+        if case .error = event { errorsShown += 1 }
         guard echoes.admit(event) else { return } // a peer-updated that would show nothing new
         formatter.note(event)
         var lines = formatter.lines(for: event)
@@ -106,10 +120,14 @@ public final class PlainFront: Front {
     }
 
     /// Stops reading input; what is left of the output gets at most a second to go.
-    public func stop() {
+    public func stop() { stop(drainWithin: .seconds(1)) }
+
+    /// Stops; what is left of the output gets at most `limit` (a control socket's client that
+    /// left gets none).
+    public func stop(drainWithin limit: Duration) {
         if let clockTimer { reactor?.cancel(clockTimer) }
         clockTimer = nil
         input?.stop()
-        output.drain(within: .seconds(1))
+        output.drain(within: limit)
     }
 }

@@ -201,7 +201,9 @@ public struct OutputFormatter: Sendable {
             // Under a minute a move's time matters from the start (as on the full screen).
             case .yourTurn: return ["Your Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
             case .opponentTurn: return ["Opponent's Turn" + (0 < moveTime && moveTime < 60 ? " (\(moveTime) s to move)" : "")]
-            case let .turnClock(seconds): return ["\(seconds) s left to move: the clock goes on from where the link was lost"]
+            case let .turnClock(seconds):
+                // Outside a resume it is a front attaching to a daemon mid-turn (docs/control.md).
+                return ["\(seconds) s left to move" + (resumedStart ? ": the clock goes on from where the link was lost" : "")]
             case let .opponentMoved(cell):
                 return [size == .classic ? "Opponent played \(cell + 1)"
                                          : "Opponent played \(CellName.name(cell, on: size)) (\(cell + 1))"]

@@ -11,7 +11,8 @@ struct TicTac: ParsableCommand {
         abstract: "A peer-to-peer LAN game daemon: tic-tac-toe in the terminal.",
         version: "tictac 0.2.0 (protocol versions \(ProtocolVersion.supported.lowerBound)-\(ProtocolVersion.supported.upperBound))",
         subcommands: [PlayCommand.self, BotCommand.self, PeersCommand.self, HistoryCommand.self, SpheresCommand.self, ReplayCommand.self,
-                      WatchCommand.self]
+                      WatchCommand.self,
+                      DaemonCommand.self, StatusCommand.self, InviteCommand.self]
     )
 
     /// A mistake in the options is one line and status 64 (README "Usage"); help, the version

@@ -33,3 +33,7 @@ int tictac_pidfd_open(pid_t pid);
 
 /// pipe2 with O_CLOEXEC: 0, or -1 with errno set.
 int tictac_pipe_cloexec(int fds[2]);
+
+/// The uid of the process at the other end of a connected Unix socket (SO_PEERCRED): 0 and the
+/// uid in `uid`, or -1 with errno set.
+int tictac_peer_uid(int fd, uid_t *uid);
