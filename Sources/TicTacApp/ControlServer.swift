@@ -21,6 +21,9 @@ final class ControlServer: Front {
     var snapshot: () -> [DaemonEvent] = { [] }
     /// Seconds between games, for the `rematch` event (the daemon's rematch delay).
     var rematchSeconds = 3
+    /// Nobody holds the seat after a game ended (or its front left after one): the next game
+    /// must not start on a clock nobody watches.
+    var onUnattended: () -> Void = {}
     /// Said to the operator's log (a refused uid, a client that came or went).
     var onLog: (String) -> Void = { _ in }
     private let listener: UnixListener
@@ -53,6 +56,7 @@ final class ControlServer: Front {
         if case .ready = event { ready = event }
         if let replyTo, event.isReply { return replyTo.show(event) }
         for client in clients where client.isAttached { client.show(event) }
+        if case .game(.gameOver, _) = event, seat == nil { onUnattended() }
     }
 
     /// The daemon is leaving: no more clients; each is closed with what it was sent.
@@ -126,6 +130,7 @@ final class ControlServer: Front {
         guard seat === client else { return }
         seat = clients.first { $0.isAttached && $0.isFront }
         seat?.saySeat(true)
+        if seat == nil { onUnattended() }
     }
 }
 

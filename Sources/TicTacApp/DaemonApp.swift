@@ -41,6 +41,11 @@ public enum DaemonApp {
         server.snapshot = { [unowned daemon] in daemon.snapshot }
         server.onLog = { logger.notice("\($0)") }
         server.onStop = { [unowned server] in server.onCommand?(.quit) }
+        // A finished game with nobody at the seat ends its match: the peer is told, and the
+        // next game does not start on a clock nobody watches (the lobby is where a front finds it).
+        server.onUnattended = { [unowned daemon] in
+            if daemon.betweenGames { try? daemon.command(.leaveMatch) }
+        }
         let player = try AppFailure.attempt(.osErr, nil) { try NetworkPlayer(reactor: reactor, daemon: daemon, front: server) }
         // With no front attached a notice would be lost: the log has each one too.
         let notify: (String) -> Void = { [unowned player] text in

@@ -24,6 +24,9 @@ extension Daemon {
     /// Where a link stands: handshaking, proven (to whom), or closed.
     public func linkProgress(_ id: LinkID) -> LinkProgress { core.linkProgress(id) }
 
+    /// A match whose game is over and whose next game has not started (the rematch delay).
+    public var betweenGames: Bool { core.currentGame?.state == .done }
+
     /// Where our player is now, as the events a front starting from nothing needs
     /// (DaemonCore.snapshot).
     public var snapshot: [DaemonEvent] { core.snapshot(now: reactor.now) }
