@@ -21,11 +21,13 @@ public enum PlayApp {
         if config.local { return try runLocal(config, setup: setup, terminal: terminal) }
         if let daemon = try ControlCall.open(setup) {
             // A `tictac daemon` keeps this state directory: its front, not a second daemon.
-            guard !terminal else {
-                throw AppFailure(.unavailable, "a tictac daemon runs for this state directory: tictac play --plain attaches to it "
-                                 + "(the full screen cannot attach yet), tictac daemon --stop ends it")
+            guard terminal else { return try ControlCall.relay(daemon, json: config.json) }
+            let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
+            let screen = try AppFailure.attempt(.osErr, nil) {
+                try AttachedScreen(reactor: reactor, connection: daemon, front: makeScreen(config))
             }
-            return try ControlCall.relay(daemon, json: config.json)
+            try AppFailure.attempt(.osErr, nil) { try screen.run() }
+            return screen.exitStatus
         }
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
@@ -75,8 +77,10 @@ public enum PlayApp {
 
     /// Full screen in a terminal; plain lines for scripts, pipes and screen readers.
     private static func makeFront(_ config: PlayConfiguration, terminal: Bool) -> Front {
-        terminal ? FullScreenFront(color: !config.noColor && getenv("NO_COLOR") == nil, hotSeat: config.hotSeat,
-                                    playerOne: config.playerOne?.value)
-                 : PlainFront(json: config.json)
+        terminal ? makeScreen(config) : PlainFront(json: config.json)
+    }
+
+    private static func makeScreen(_ config: PlayConfiguration) -> FullScreenFront {
+        FullScreenFront(color: !config.noColor && getenv("NO_COLOR") == nil, hotSeat: config.hotSeat, playerOne: config.playerOne?.value)
     }
 }

@@ -5,7 +5,9 @@ extension GameSession {
     /// attaches to a running daemon, docs/control.md): its start, the score, the board, and whose
     /// turn with what is left of the clock, or how it ended. Nothing is queued or changed.
     public func snapshot(now: Instant) -> [GameEvent] {
-        let start: [GameEvent] = [.gameStarted(piece: piece, first: piece == .o, size: size), .score(score), .board(board)]
+        // The rolls first, as in play: they carry the agreed move clock the front counts from.
+        let rolled: [GameEvent] = rolls.map { [.rolls(yours: $0.yours, theirs: $0.theirs, moveTime: Int(agreedMoveTime))] } ?? []
+        let start = rolled + [.gameStarted(piece: piece, first: piece == .o, size: size), .score(score), .board(board)]
         switch phase {
         case .beginning, .rolling, .interrupted, .pausedRoll:
             return [.score(score)]

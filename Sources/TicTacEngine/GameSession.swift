@@ -61,6 +61,9 @@ public struct GameSession: SansIOCore {
     public let moveTime: UInt16
     /// The agreed seconds per move of the running game (0: no clock).
     public internal(set) var agreedMoveTime: UInt16 = 0
+    /// The rolls that decided this game's first move (ours, theirs); nil in a game taken up
+    /// from the history, which does not keep them.
+    public internal(set) var rolls: (yours: Int, theirs: Int)?
 
     /// The first move must be decided this long after our RESET: the peer's rematch wait (3.0 s)
     /// plus 5 s for an automatic reveal (Protocol.md §9).

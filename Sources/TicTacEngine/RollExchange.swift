@@ -163,6 +163,7 @@ extension GameSession {
         agreedMoveTime = Self.agreedMoveTime(moveTime, exchange.theirMoveTime)
         if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
         piece = first ? .o : .x
+        rolls = (decision.ourRoll, decision.theirRoll)
         show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
         guard starting else {
             return phase = .paused(ourTurn: first, remaining: agreedMoveTime > 0 ? .seconds(Int64(agreedMoveTime)) : nil)

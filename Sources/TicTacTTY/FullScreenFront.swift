@@ -33,6 +33,12 @@ public final class FullScreenFront: Front {
     private var countdownTimer: Reactor.TimerID?
     private var started: Bool { terminal.started }
 
+    /// A front of `tictac daemon`: `q` leaves at once, the game going on without it.
+    public var attached: Bool {
+        get { model.attached }
+        set { model.attached = newValue }
+    }
+
     /// Offer the collaborative field in the lobby (`f`).
     public var offersField: Bool {
         get { model.offersField }

@@ -86,7 +86,8 @@ public enum Command: Sendable, Equatable {
         case "lobby", "l": return try noArgs(.lobby)
         case "field", "f": return try noArgs(.field)
         case "spectators", "watchers":
-            guard words.count == 2, words[1] == "on" || words[1] == "off" else { throw ParseError(description: "usage: spectators on|off") }
+            if words.count == 1 { return .spectators(nil) } // the other of what is now (the full screen's `w`)
+            guard words.count == 2, words[1] == "on" || words[1] == "off" else { throw ParseError(description: "usage: spectators [on|off]") }
             return .spectators(words[1] == "on")
         case "connect":
             guard words.count == 2 else { throw ParseError(description: "usage: connect HOST:PORT") }
@@ -109,4 +110,28 @@ public enum Command: Sendable, Equatable {
 
     /// The answer to `help`.
     public static let helpText = "commands: move c7 (or just c7: column letter, row number from 1 at the top; the letters skip l n q r) or move N (or just N; cells 1..rows*cols, row-major from the upper left), new, resign, quit; with a network: peers, invite NAME|ID, accept, decline, cancel, lobby (end the match; a game in play is given up, a loss, as with new), field (the collaborative field; lobby comes back), connect HOST:PORT (a peer discovery cannot reach), spectators on|off (may others watch your games)"
+}
+
+extension Command {
+    /// The plain-mode line that parses back to this command (a front attached to `tictac daemon`
+    /// sends its commands as lines, docs/control.md).
+    public var line: String {
+        switch self {
+        case let .move(n): "move \(n)"
+        case let .moveAt(ref): "move \(ref.text)"
+        case .new: "new"
+        case .resign: "resign"
+        case .quit, .interrupt: "quit"
+        case .help: "help"
+        case .peers: "peers"
+        case let .invite(who): "invite \(who)"
+        case .accept: "accept"
+        case .decline: "decline"
+        case .cancel: "cancel"
+        case .lobby: "lobby"
+        case let .connect(address): "connect \(address)"
+        case .field: "field"
+        case let .spectators(on): "spectators" + (on.map { $0 ? " on" : " off" } ?? "")
+        }
+    }
 }

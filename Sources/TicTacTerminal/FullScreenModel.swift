@@ -77,6 +77,8 @@ package struct FullScreenModel {
     private(set) var selected = 0
     /// The daemon serves the collaborative field too: `f` in the lobby opens it.
     package var offersField = false
+    /// A front of `tictac daemon` (docs/control.md): leaving ends nothing, so `q` asks nothing.
+    package var attached = false
     /// An invitation waiting for y / n.
     var incoming: (peer: PeerInfo, size: BoardSize)?
     /// Invitations held behind `incoming`, asked in this order (Protocol.md §8).
@@ -325,6 +327,10 @@ package struct FullScreenModel {
     /// for its peer, is adjourned by quitting (Protocol.md §13), and this says how it comes back.
     package var farewell: String? {
         guard me != nil, !hotSeat, let game else { return nil }
+        if attached {
+            guard case .yourTurn = game.phase else { return nil }
+            return "Your game with \(game.opponent.name) goes on in tictac daemon, your clock running: tictac play takes it up."
+        }
         switch game.phase {
         case .yourTurn, .opponentTurn: break
         case .rolling, .over: return nil

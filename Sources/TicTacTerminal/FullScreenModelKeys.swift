@@ -19,8 +19,8 @@ extension FullScreenModel {
         switch key {
         case .interrupt:
             return .interrupt
-        case .char("q") where !networkGameInProgress, .char("Q") where !networkGameInProgress:
-            return .quit // a networked game in progress asks first (gameKey)
+        case .char("q") where !networkGameInProgress || attached, .char("Q") where !networkGameInProgress || attached:
+            return .quit // a networked game in progress asks first (gameKey); an attached front's goes on
         case .char("?"):
             notice = Notice(text: keyHelpText, tone: .info)
             return nil

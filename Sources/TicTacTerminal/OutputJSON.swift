@@ -68,7 +68,7 @@ extension OutputFormatter {
         case let .notice(text):
             return ev("notice", [("message", .string(text))])
         case let .watchers(n):
-            return ev("notice", [("message", .string(Self.watchersText(n, undo: "spectators off")))])
+            return ev("notice", [("message", .string(Self.watchersText(n, undo: "spectators off"))), ("watchers", .int(n))])
         case let .game(g, opponent):
             switch g {
             case let .gameStarted(piece, first, size):
@@ -79,7 +79,8 @@ extension OutputFormatter {
                     ("resumed", .bool(resumedStart)),
                 ])
             case let .rolls(yours, theirs, moveTime):
-                return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime))])
+                return ev("rolls", [("you", .int(yours)), ("opponent", .int(theirs)), ("move-time", .int(moveTime)),
+                                    ("against", Self.who(opponent))])
             case let .timeUp(yours, clock):
                 return ev("time-up", [("who", .string(yours ? "you" : "opponent")), ("clock", .string(clock.rawValue))])
             case let .left(yours, inRoll):

@@ -16,6 +16,7 @@ import TicTacTime
             case .invited: "invited"
             case let .game(e, _):
                 switch e {
+                case .rolls: "rolls"
                 case .gameStarted: "game-started"
                 case .score: "score"
                 case .board: "board"
@@ -72,7 +73,9 @@ import TicTacTime
         }
         let other = 1 - mover
         let told = n.cores[other].snapshot(now: n.now)
-        #expect(names(told) == ["peer-found", "game-started", "score", "board", "your-turn", "turn-clock"])
+        #expect(names(told) == ["peer-found", "rolls", "game-started", "score", "board", "your-turn", "turn-clock"])
+        let moveTime = told.compactMap { if case let .game(.rolls(_, _, t), _) = $0 { t } else { nil } }.first
+        #expect(moveTime == 60, "the rolls carry the agreed clock the front counts from")
         let board = told.compactMap { if case let .game(.board(b), _) = $0 { b } else { nil } }.first
         #expect(board?.text == "....X...." || board?.text == "....O....")
         let clock = told.compactMap { if case let .game(.turnClock(s), _) = $0 { s } else { nil } }.first

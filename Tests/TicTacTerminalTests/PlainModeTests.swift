@@ -85,7 +85,7 @@ import TicTacTime
             == #"{"event":"game-over","result":"draw","line":null,"resigned":false,"reason":"draw"}"#)
         #expect(line(.score(Score(won: 1, lost: 0, drawn: 2))) == #"{"event":"score","won":1,"lost":0,"drawn":2}"#)
         #expect(line(.rolls(yours: 790_923, theirs: 204_709, moveTime: 120))
-            == #"{"event":"rolls","you":790923,"opponent":204709,"move-time":120}"#)
+            == #"{"event":"rolls","you":790923,"opponent":204709,"move-time":120,"against":{"id":"00000000000000010000000000000002","name":"bot (perfect)"}}"#)
         #expect(line(.timeUp(yours: false, clock: .roll)) == #"{"event":"time-up","who":"opponent","clock":"roll"}"#)
         #expect(line(.timeUp(yours: true, clock: .move)) == #"{"event":"time-up","who":"you","clock":"move"}"#)
         #expect(json.lines(for: .error(code: "bad-command", message: "x")).joined()
