@@ -49,9 +49,7 @@ final class AttachedScreen {
         lines = try StdinLines(reactor: reactor, fd: connection.fd, onItem: { [unowned self] item in
             if case let .line(text) = item { take(text) }
         }, onEnd: { [unowned self] in
-            front.stop()
-            let bytes = Array("tictac: the daemon stopped (tictac daemon starts it again)\n".utf8)
-            _ = write(STDERR_FILENO, bytes, bytes.count)
+            front.daemonStopped()
             lifecycle.quit()
         })
         front.onCommand = { [unowned self] command in

@@ -39,6 +39,9 @@ public final class FullScreenFront: Front {
         set { model.attached = newValue }
     }
 
+    /// The attached front's daemon stopped: the last line says so.
+    public func daemonStopped() { model.daemonStopped = true }
+
     /// Offer the collaborative field in the lobby (`f`).
     public var offersField: Bool {
         get { model.offersField }

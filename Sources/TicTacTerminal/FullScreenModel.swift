@@ -79,6 +79,8 @@ package struct FullScreenModel {
     package var offersField = false
     /// A front of `tictac daemon` (docs/control.md): leaving ends nothing, so `q` asks nothing.
     package var attached = false
+    /// The attached front's daemon closed the connection: it stopped.
+    package var daemonStopped = false
     /// An invitation waiting for y / n.
     var incoming: (peer: PeerInfo, size: BoardSize)?
     /// Invitations held behind `incoming`, asked in this order (Protocol.md §8).
@@ -326,11 +328,9 @@ package struct FullScreenModel {
     /// The line left in the shell once the screen is gone: a networked game in play, or waiting
     /// for its peer, is adjourned by quitting (Protocol.md §13), and this says how it comes back.
     package var farewell: String? {
+        if attached, daemonStopped, game == nil { return "tictac daemon stopped (tictac daemon starts it again)" }
         guard me != nil, !hotSeat, let game else { return nil }
-        if attached {
-            guard case .yourTurn = game.phase else { return nil }
-            return "Your game with \(game.opponent.name) goes on in tictac daemon, your clock running: tictac play takes it up."
-        }
+        if attached { return attachedFarewell(game) }
         switch game.phase {
         case .yourTurn, .opponentTurn: break
         case .rolling, .over: return nil
@@ -340,6 +340,19 @@ package struct FullScreenModel {
         guard kept else { return "You left your game with \(game.opponent.name): it counts as a loss (its tictac keeps no games)." }
         return "Your game with \(game.opponent.name) is adjourned: it goes on the next time you both run tictac play"
             + " (tictac history lists it)."
+    }
+
+    /// An attached front's last line: its daemon stopped (the game is adjourned), or the game
+    /// goes on without this front.
+    private func attachedFarewell(_ game: Game) -> String? {
+        switch game.phase {
+        case .yourTurn, .opponentTurn:
+            if daemonStopped { return "tictac daemon stopped: your game with \(game.opponent.name) is adjourned until it runs again" }
+            guard case .yourTurn = game.phase else { return nil }
+            return "Your game with \(game.opponent.name) goes on in tictac daemon, your clock running: tictac play takes it up."
+        case .rolling, .over:
+            return daemonStopped ? "tictac daemon stopped (tictac daemon starts it again)" : nil
+        }
     }
 
     /// Moves the selection one peer up (-1) or down (+1), within the list.

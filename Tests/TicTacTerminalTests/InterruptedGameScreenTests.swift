@@ -85,6 +85,24 @@ import TicTacWire
         lobby.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
         #expect(lobby.farewell == nil)
     }
+
+    /// A front of `tictac daemon` leaves nothing behind: q asks nothing, and says where the game is.
+    @Test func anAttachedFrontLeavesTheGameToItsDaemon() throws {
+        var m = gameModel()
+        m.attached = true
+        m.apply(.game(.yourTurn, opponent: bobOpponent))
+        #expect(m.key(.char("q")) == .quit && m.confirm == nil, "quitting ends nothing: nothing to ask")
+        #expect(m.farewell == "Your game with bob goes on in tictac daemon, your clock running: tictac play takes it up.")
+        m.apply(.game(.opponentTurn, opponent: bobOpponent))
+        #expect(m.farewell == nil, "bob is thinking: nothing to say")
+        m.daemonStopped = true
+        #expect(m.farewell == "tictac daemon stopped: your game with bob is adjourned until it runs again")
+        var lobby = FullScreenModel(color: false)
+        lobby.attached = true
+        lobby.daemonStopped = true
+        lobby.apply(.ready(name: "alice", id: ID128(high: 1, low: 1), port: 50123))
+        #expect(lobby.farewell == "tictac daemon stopped (tictac daemon starts it again)")
+    }
 }
 
 /// A resumed game says so over its board (issue: after a restart, or from the lobby, the screen
