@@ -24,6 +24,8 @@ final class ControlServer: Front {
     /// Nobody holds the seat after a game ended (or its front left after one): the next game
     /// must not start on a clock nobody watches.
     var onUnattended: () -> Void = {}
+    /// An invitation came while no front holds the seat (a desktop notification says it).
+    var onUnansweredInvitation: (PeerInfo) -> Void = { _ in }
     /// Said to the operator's log (a refused uid, a client that came or went).
     var onLog: (String) -> Void = { _ in }
     private let listener: UnixListener
@@ -57,6 +59,7 @@ final class ControlServer: Front {
         if let replyTo, event.isReply { return replyTo.show(event) }
         for client in clients where client.isAttached { client.show(event) }
         if case .game(.gameOver, _) = event, seat == nil { onUnattended() }
+        if case let .invited(by, _) = event, seat == nil { onUnansweredInvitation(by) }
     }
 
     /// The daemon is leaving: no more clients; each is closed with what it was sent.

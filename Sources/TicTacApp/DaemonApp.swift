@@ -26,7 +26,11 @@ public enum DaemonApp {
         let logNotice = try LogSetup.bootstrap(config.daemon.log)
         let state = setup.openState()
         guard let directory = state.directory else {
-            throw AppFailure(.unavailable, state.notices.first ?? "no state directory")
+            // A service without its directory would be found by no front: refused, not run on a throwaway id.
+            if case let .inUse(path)? = state.directoryError {
+                throw AppFailure(.unavailable, "\(path) is in use by another tictac (play, bot or daemon): one daemon per state directory")
+            }
+            throw AppFailure(.cantCreate, state.directoryError?.description ?? "no state directory (neither XDG_STATE_HOME nor HOME is set)")
         }
         guard let socket = ControlPath.socket(state: directory.path) else { throw AppFailure(.config, "no control socket path") }
         if let problem = ControlPath.prepare(socket) { throw AppFailure(.cantCreate, problem) }
@@ -45,6 +49,11 @@ public enum DaemonApp {
         // next game does not start on a clock nobody watches (the lobby is where a front finds it).
         server.onUnattended = { [unowned daemon] in
             if daemon.betweenGames { try? daemon.command(.leaveMatch) }
+        }
+        let desktop = DesktopNotice(reactor: reactor)
+        server.onUnansweredInvitation = { peer in
+            logger.notice("\(peer.name) invites; no front is attached to answer (tictac play)")
+            desktop?.show("tictac: an invitation", "\(peer.name) invites you to tic-tac-toe: tictac play answers")
         }
         let player = try AppFailure.attempt(.osErr, nil) { try NetworkPlayer(reactor: reactor, daemon: daemon, front: server) }
         // With no front attached a notice would be lost: the log has each one too.

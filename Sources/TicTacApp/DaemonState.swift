@@ -15,6 +15,8 @@ final class DaemonState {
     /// Held for the daemon's life: its lock keeps a second daemon out.
     let directory: StateDirectory?
     private(set) var store: GameStore?
+    /// Why the state directory could not be had (in use, or unusable), if so.
+    private(set) var directoryError: StateDirectoryError?
     /// One line each for the player, about what could not be kept.
     private(set) var notices: [String] = []
     /// The store's row of each game in play, by its key.
@@ -43,6 +45,7 @@ final class DaemonState {
         do {
             directory = try StateDirectory(path: path)
         } catch {
+            directoryError = error
             directory = nil
             let advice = error == .inUse(path) ? "; give this one its own --state-dir to keep one" : ""
             notices.append("\(error): this daemon uses a throwaway id and keeps no history\(advice)")
