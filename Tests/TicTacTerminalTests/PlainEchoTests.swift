@@ -119,8 +119,14 @@ func plainLines(json: Bool, _ events: [DaemonEvent]) throws -> [String] {
         #expect(clock.deadline == at(108), "10 s before the 18 left, not 20 s into a whole 30")
         clock.after(.game(.turnClock(seconds: 7), opponent: bob), now: at(200))
         #expect(clock.deadline == nil, "under 10 s left: the line said it")
-        #expect(OutputFormatter(style: .text).lines(for: .game(.turnClock(seconds: 18), opponent: bob))
+        var resumed = OutputFormatter(style: .text)
+        for event in [DaemonEvent.gameResumed(bob, resigned: false), .game(.gameStarted(piece: .o, first: true, size: .classic), opponent: bob)] {
+            resumed.note(event)
+        }
+        #expect(resumed.lines(for: .game(.turnClock(seconds: 18), opponent: bob))
                 == ["18 s left to move: the clock goes on from where the link was lost"])
+        #expect(OutputFormatter(style: .text).lines(for: .game(.turnClock(seconds: 18), opponent: bob)) == ["18 s left to move"],
+                "outside a resume: a front that attached mid-turn (docs/control.md)")
         #expect(OutputFormatter(style: .json).lines(for: .game(.turnClock(seconds: 18), opponent: bob)).joined()
                     .contains(#""event":"turn-clock","seconds":18"#))
         var m = FullScreenModel(color: false)

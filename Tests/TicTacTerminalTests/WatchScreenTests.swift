@@ -97,7 +97,8 @@ import TicTacWire
         #expect(m.key(.char("w")) == .spectators(nil))
         #expect(try Command.parse("spectators off") == .spectators(false))
         #expect(try Command.parse("Spectators ON") == .spectators(true))
-        #expect(throws: Command.ParseError.self) { try Command.parse("spectators") }
+        #expect(try Command.parse("spectators") == .spectators(nil), "alone: the other of what is now, as the screen's w")
+        #expect(throws: Command.ParseError.self) { try Command.parse("spectators maybe") }
     }
 
     @Test func textAndJSONLines() throws {

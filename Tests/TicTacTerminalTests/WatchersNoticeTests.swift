@@ -15,7 +15,7 @@ import TicTacWire
         #expect(OutputFormatter(style: .text).lines(for: DaemonEvent.watchers(1))
                 == ["1 watching your games (spectators off refuses watchers)"])
         #expect(OutputFormatter(style: .json).lines(for: DaemonEvent.watchers(0))
-                == [#"{"event":"notice","message":"Nobody watches your games now"}"#])
+                == [#"{"event":"notice","message":"Nobody watches your games now","watchers":0}"#])
     }
 
     /// A watcher's coming hides no lasting state (issue: it replaced the lost-connection countdown
