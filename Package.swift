@@ -71,7 +71,7 @@ let package = Package(
         // The runners behind the fronts (player, bot, field, local game) and their one lifecycle;
         // each command's setup from the configuration the executable parsed.
         .target(name: "TicTacApp", dependencies: [
-            "TicTacAPI", "TicTacTerminal", "TicTacTTY", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
+            "CTicTacNet", "TicTacAPI", "TicTacTerminal", "TicTacTTY", "TicTacDaemon", "TicTacDaemonCore", "TicTacDiscovery", "TicTacDiscoveryCore", "TicTacField",
             "TicTacFieldCore", "TicTacEngine", "TicTacJSON", "TicTacNet", "TicTacPbrain", "TicTacReplay", "TicTacStore", "TicTacWire", "TicTacTime",
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -11,6 +11,7 @@ enum ControlCall {
     /// none runs there.
     static func open(_ setup: DaemonSetup) throws(AppFailure) -> Connection? {
         guard let path = setup.controlSocket else { return nil }
+        SignalSource.ignoreBrokenPipe() // a daemon that went away is an error to say, not a SIGPIPE
         let fd: Int32
         do throws(NetError) { fd = try UnixSocket.connect(path) } catch {
             if error.errno == ENOENT || error.errno == ECONNREFUSED { return nil }
@@ -37,7 +38,11 @@ enum ControlCall {
                    pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
-            guard poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { throw AppFailure(.osErr, "poll failed") }
+            for i in fds.indices { fds[i].revents = 0 }
+            if poll(&fds, nfds_t(fds.count), -1) < 0 {
+                guard errno == EINTR else { throw AppFailure(.osErr, "poll failed") }
+                continue
+            }
             if fds[1].revents != 0 {
                 let n = read(connection.fd, &buffer, buffer.count)
                 if n <= 0 { return 0 } // the daemon closed: it stopped, or we detached

@@ -13,6 +13,8 @@ import TicTacTerminal
 final class ControlServer: Front {
     /// The control protocol's version (docs/control.md), said in each greeting.
     static let version = 1
+    /// Clients at most at once: one more is told so and closed (each holds descriptors).
+    static let maxClients = 32
 
     var onCommand: ((Command) -> Void)?
     /// `stop` from a client: the daemon leaves the LAN and ends.
@@ -62,12 +64,13 @@ final class ControlServer: Front {
         if case let .invited(by, _) = event, seat == nil { onUnansweredInvitation(by) }
     }
 
-    /// The daemon is leaving: no more clients; each is closed with what it was sent.
+    /// The daemon is leaving: no more clients. None is waited for (a client that stopped
+    /// reading must not hold up the departure): what its socket did not take is dropped.
     func stop() {
         guard !stopped else { return }
         stopped = true
         listener.close()
-        for client in clients { client.close(drain: true) }
+        for client in clients { client.close(drain: false) }
         clients = []
         seat = nil
     }
@@ -76,6 +79,12 @@ final class ControlServer: Front {
 
     private func admit(_ fd: Int32) {
         guard !stopped else { _ = close(fd); return }
+        guard clients.count < Self.maxClients else {
+            let line = Array(#"{"event":"error","code":"busy","message":"too many clients of this daemon"}"#.utf8) + [10]
+            _ = line.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL)) }
+            _ = close(fd)
+            return
+        }
         let client: ControlClient
         do throws(NetError) {
             client = try ControlClient(reactor: reactor, fd: fd, rematchSeconds: rematchSeconds)
@@ -130,7 +139,7 @@ final class ControlServer: Front {
 
     private func leave(_ client: ControlClient) {
         clients.removeAll { $0 === client }
-        guard seat === client else { return }
+        guard seat === client, !stopped else { return }
         seat = clients.first { $0.isAttached && $0.isFront }
         seat?.saySeat(true)
         if seat == nil { onUnattended() }

@@ -131,6 +131,27 @@ import TicTacWire
         #expect(unattended == 1, "nobody holds the seat now")
     }
 
+    @Test func oneClientTooManyIsToldSoAndClosed() throws {
+        let rig = try rig()
+        defer { rig.server.stop(); rmdir(rig.dir) }
+        var clients: [Client] = []
+        for _ in 0..<ControlServer.maxClients { // each accepted before the next (the backlog holds 16)
+            let c = try Client(rig.server.path)
+            clients.append(c)
+            rig.pump([c]) { !c.lines.isEmpty }
+        }
+        rig.pump(clients) { clients.allSatisfy { !$0.lines.isEmpty } }
+        #expect(rig.server.clientCount == ControlServer.maxClients)
+        let extra = try Client(rig.server.path)
+        var open = true
+        for _ in 0..<100 where open {
+            try rig.reactor.runOnce(maxWait: .milliseconds(10))
+            open = extra.read()
+        }
+        #expect(!open && extra.lines == [#"{"event":"error","code":"busy","message":"too many clients of this daemon"}"#])
+        #expect(rig.server.clientCount == ControlServer.maxClients)
+    }
+
     @Test func theSocketIsNamedByItsStateDirectory() {
         let env = ["XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/home/ann/.local/state"]
         #expect(ControlPath.socket(state: "/home/ann/.local/state/tictac", environment: env) == "/run/user/1000/tictac/control")
