@@ -54,8 +54,8 @@ def new_players_from_one_host_are_budgeted(t, n=25, per_hour=20):
     guarded = Process([t.tictac, "bot", "--name", "guarded", "--port", str(port), "--json", "--no-dnssd", "--no-broadcast",
                        "--max-handshakes-per-address", "0", "--state-dir", state])
     try:
-        if not wait_listening(port):
-            raise AssertionError("the guarded bot did not start listening")
+        if not wait_listening(port, timeout=30):  # a fresh key and history, a debug build, a loaded host
+            raise AssertionError("the guarded bot did not start listening (exit status %s)" % guarded.proc.poll())
 
         def invites(source):
             p = Peer(HOST, port, source=source).handshake()  # a fresh identity each time
