@@ -41,6 +41,16 @@ struct DaemonCommand: ParsableCommand {
     }
 }
 
+/// What `status` and `invite` take: which daemon, and how it answers.
+struct ControlOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The state directory (default: $XDG_STATE_HOME/tictac, else ~/.local/state/tictac).",
+                               valueName: "dir"))
+    var stateDir: String?
+
+    @Flag(help: "One JSON object per line, as plain mode's --json.")
+    var json = false
+}
+
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
@@ -48,15 +58,10 @@ struct StatusCommand: ParsableCommand {
         discussion: "Asks the `tictac daemon` of the state directory; exits 69 when none runs."
     )
 
-    @Option(help: ArgumentHelp("The state directory (default: $XDG_STATE_HOME/tictac, else ~/.local/state/tictac).",
-                               valueName: "dir"))
-    var stateDir: String?
-
-    @Flag(help: "One JSON object per line, as plain mode's --json.")
-    var json = false
+    @OptionGroup var options: ControlOptions
 
     func run() throws {
-        try finish(ControlApp.status(stateDirectory: stateDir, json: json))
+        try finish(ControlApp.status(stateDirectory: options.stateDir, json: options.json))
     }
 }
 
@@ -70,14 +75,9 @@ struct InviteCommand: ParsableCommand {
     @Argument(help: "The peer: a name, or an id or its first 4+ hex digits.")
     var who: String
 
-    @Option(help: ArgumentHelp("The state directory (default: $XDG_STATE_HOME/tictac, else ~/.local/state/tictac).",
-                               valueName: "dir"))
-    var stateDir: String?
-
-    @Flag(help: "One JSON object per line, as plain mode's --json.")
-    var json = false
+    @OptionGroup var options: ControlOptions
 
     func run() throws {
-        try finish(ControlApp.invite(who, stateDirectory: stateDir, json: json))
+        try finish(ControlApp.invite(who, stateDirectory: options.stateDir, json: options.json))
     }
 }

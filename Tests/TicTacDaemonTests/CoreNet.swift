@@ -158,6 +158,17 @@ struct CoreNet {
         }
     }
 
+    /// Core 0 dials core 1 and invites it by `name`; core 1 accepts: the match starts, its first
+    /// roll decided.
+    mutating func startMatch(invite name: String = "ben") throws(CommandError) {
+        _ = connect(dialler: 0)
+        settle()
+        try command(0, .invite(name))
+        settle()
+        try command(1, .accept)
+        settle()
+    }
+
     mutating func command(_ i: Int, _ c: PlayerCommand) throws(CommandError) {
         try cores[i].perform(c, now: now)
         collect()

@@ -75,12 +75,7 @@ import TicTacTime
         n.settle()
         #expect(n.game(0)?.score == Score(won: 3, lost: 2, drawn: 2))
         n.close(try #require(n.wires.keys.first))
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         #expect(n.game(0)?.score == Score(won: 3, lost: 2, drawn: 2))
     }
 }

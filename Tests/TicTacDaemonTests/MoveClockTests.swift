@@ -13,12 +13,7 @@ import TicTacTime
         ann.moveTime = .seconds(10)
         ben.moveTime = .zero // asks for none: ann's ask is the game's clock
         var n = CoreNet(ann, ben)
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         let mover = try #require([0, 1].first { n.game($0)?.state == .myTurn })
         #expect(n.game(0)?.agreedMoveTime == 10 && n.game(1)?.agreedMoveTime == 10)
         // Nobody moves; the link stays alive with PINGs.

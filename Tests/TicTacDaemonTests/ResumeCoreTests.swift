@@ -20,12 +20,7 @@ import TicTacTime
     /// ann and ben (both able to resume) in a game, its first move decided.
     func inGame(ann: DaemonConfig? = nil, ben: DaemonConfig? = nil) throws -> CoreNet {
         var n = CoreNet(ann ?? resuming("ann", seed: 61), ben ?? resuming("ben", seed: 62))
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         return n
     }
 

@@ -102,12 +102,7 @@ import TicTacTime
 
     @Test func leavingAGameInPlayIsCountedTheSameOnBothSides() throws {
         var n = CoreNet(config("ann", seed: 41), config("ben", seed: 42))
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         try n.command(0, .leaveMatch) // gives the game up: RESIGN, then CANCEL
         n.settle()
         #expect(n.events[0].contains { if case .game(.gameOver(.lost, nil, true), _) = $0 { true } else { false } })

@@ -58,12 +58,7 @@ import TicTacTime
 
     @Test func aGameInPlayIsItsBoardTurnAndClockLeft() throws {
         var n = pair()
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         let mover = n.game(0)?.state == .myTurn ? 0 : 1
         try n.command(mover, .move(4))
         n.settle()
@@ -92,12 +87,7 @@ import TicTacTime
 
     @Test func aGameWhoseLinkIsLostWaitsWithItsBoard() throws {
         var n = pair()
-        _ = n.connect(dialler: 0)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         let mover = n.game(0)?.state == .myTurn ? 0 : 1
         try n.command(mover, .move(0))
         n.settle()
