@@ -109,7 +109,15 @@ enum ControlCall {
     }
 
     private static func notRunning(_ setup: DaemonSetup) -> Int32 {
-        let line = "tictac: no tictac daemon runs for \(setup.statePath() ?? "this state directory") (tictac daemon starts one)\n"
+        let state = setup.statePath() ?? "this state directory"
+        var why = "(tictac daemon starts one)"
+        let lock = Glibc.open(state + "/lock", O_RDONLY | O_CLOEXEC)
+        if lock >= 0 {
+            // Held: a tictac play or bot runs its daemon in-process, with no control socket.
+            if flock(lock, LOCK_SH | LOCK_NB) != 0, errno == EWOULDBLOCK { why = "(a tictac play holds it, and serves no control socket)" }
+            close(lock)
+        }
+        let line = "tictac: no tictac daemon runs for \(state) \(why)\n"
         _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         return 69
     }
