@@ -21,6 +21,12 @@ public enum PlayApp {
         if config.local { return try runLocal(config, setup: setup, terminal: terminal) }
         if let daemon = try ControlCall.open(setup) {
             // A `tictac daemon` keeps this state directory: its front, not a second daemon.
+            let d = config.daemon
+            if d.name != nil || d.port != 0 || !d.connect.isEmpty || config.moveTime != 120 {
+                let line = "tictac: attached to the running tictac daemon: --name, --port, --connect and --move-time are its own "
+                    + "(tictac daemon --stop, then start it with them)\n"
+                _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+            }
             guard terminal else { return try ControlCall.relay(daemon, json: config.json) }
             let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
             let screen = try AppFailure.attempt(.osErr, nil) {
