@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import TicTacAPI
+import TicTacJSON
 import TicTacNet
 import TicTacTTY
 import TicTacTerminal
@@ -68,12 +69,15 @@ final class AttachedScreen {
     }
 
     private func take(_ text: String) {
-        if text.hasPrefix("{\"event\":\"attached\"") || text.hasPrefix("{\"event\":\"seat\"") {
-            // Where this front stands, said once as a notice (docs/control.md, the seat).
-            if text.contains("\"held\"") { front.show(.notice("Another front holds the seat: this one follows")) }
-            if text.contains("\"yours\":true") { front.show(.notice("You hold the seat now: your keys act")) }
-            return
+        guard let value = JSON.parse(text) else { return }
+        // Where this front stands, said once as a notice (docs/control.md, the seat).
+        switch value["event"]?.string {
+        case "attached":
+            if value["seat"]?.string == "held" { front.show(.notice("Another front holds the seat: this one follows")) }
+        case "seat":
+            if value["yours"]?.bool == true { front.show(.notice("You hold the seat now: your keys act")) }
+        default:
+            if let event = reader.event(from: value) { front.show(event) }
         }
-        if let event = reader.event(from: text) { front.show(event) }
     }
 }

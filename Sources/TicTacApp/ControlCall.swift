@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TicTacJSON
 import TicTacNet
+import TicTacTerminal
 
 /// The short-lived clients of a running `tictac daemon` (docs/control.md): a plain front that
 /// relays lines both ways, `status`, `invite`, and `--stop`. Blocking I/O: each is its own
@@ -21,11 +23,11 @@ enum ControlCall {
         var wait = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         let connection = Connection(fd: fd)
-        guard let greeting = connection.readLine(), greeting.contains("\"event\":\"control\"") else {
+        guard let line = connection.readLine(), let greeting = JSON.parse(line), greeting["event"]?.string == "control" else {
             throw AppFailure(.unavailable, "\(path) does not answer as a tictac daemon")
         }
-        guard greeting.contains("\"version\":\(ControlServer.version)") else {
-            throw AppFailure(.unavailable, "the daemon at \(path) speaks another control version: \(greeting.prefix(80))")
+        guard greeting["version"]?.int == ControlServer.version else {
+            throw AppFailure(.unavailable, "the daemon at \(path) speaks another control version: \(line.prefix(80))")
         }
         return connection
     }
@@ -63,32 +65,49 @@ enum ControlCall {
     /// `tictac status`: where the player is, as a front attaching would be told it.
     static func status(_ setup: DaemonSetup, json: Bool) throws(AppFailure) -> Int32 {
         guard let connection = try open(setup) else { return notRunning(setup) }
-        connection.send("attach \(json ? "json" : "text") follow")
-        // The snapshot ends with the `attached` line.
-        while let line = connection.readLine() {
-            print(line)
-            if line.hasPrefix("Attached:") || line.hasPrefix("{\"event\":\"attached\"") { break }
+        var out = Printer(json: json)
+        connection.send("attach json follow")
+        while let (line, value) = connection.readEvent() {
+            if value["event"]?.string == "attached" { break } // the snapshot's end (docs/control.md)
+            out.print(line, value)
         }
         return 0
     }
 
     /// `tictac invite NAME`: the daemon sends the invitation; `tictac play` (or status) then.
+    /// Exit 1 when the daemon answered with an error (the `sync` after it counts them).
     static func invite(_ setup: DaemonSetup, who: String, json: Bool) throws(AppFailure) -> Int32 {
         guard let connection = try open(setup) else { return notRunning(setup) }
-        connection.send("attach \(json ? "json" : "text") follow")
-        while let line = connection.readLine(), !line.hasPrefix("Attached:"), !line.hasPrefix("{\"event\":\"attached\"") {}
+        var out = Printer(json: json)
+        connection.send("attach json follow")
+        while let (_, value) = connection.readEvent(), value["event"]?.string != "attached" {}
         connection.send("invite \(who)")
         connection.send("sync")
-        var failed = false
-        while let line = connection.readLine() {
-            if line.hasPrefix("sync: ") || line.hasPrefix("{\"event\":\"sync\"") {
-                failed = !line.hasPrefix("sync: 0 ") && !line.contains("\"errors\":0")
-                break
+        while let (line, value) = connection.readEvent() {
+            switch value["event"]?.string {
+            case "sync": return value["errors"]?.int == 0 ? 0 : 1
+            case "invite-sent", "error": out.print(line, value)
+            default: break
             }
-            if line.hasPrefix("Invitation sent") || line.hasPrefix("Error:") || line.hasPrefix("{\"event\":\"invite-sent\"")
-                || line.hasPrefix("{\"event\":\"error\"") { print(line) }
         }
-        return failed ? 1 : 0
+        return 1 // the daemon went away before answering
+    }
+
+    /// Events as the user asked for them: the daemon's JSON lines as they are, or plain mode's
+    /// text, read back and worded by the formatter plain mode uses.
+    struct Printer {
+        let json: Bool
+        private var reader = JSONEventReader()
+        private var text = OutputFormatter(style: .text)
+
+        init(json: Bool) { self.json = json }
+
+        mutating func print(_ line: String, _ value: JSON) {
+            if json { return Swift.print(line) }
+            guard let event = reader.event(from: value) else { return }
+            text.note(event)
+            for l in text.lines(for: event) { Swift.print(l) }
+        }
     }
 
     /// `tictac daemon --stop`: asks the daemon to leave the LAN and waits until its process is
@@ -132,30 +151,35 @@ enum ControlCall {
         }
     }
 
-    /// A blocking connection that reads by lines.
+    /// A blocking connection that reads by lines, bounded (LineReader).
     final class Connection {
         let fd: Int32
-        private var pending: [UInt8] = []
+        private var reader = LineReader(maxBytes: 1 << 20) // a `peers` line lists a whole lobby
+        private var lines: [String] = []
 
         init(fd: Int32) { self.fd = fd }
         deinit { close(fd) }
 
         func send(_ line: String) { ControlCall.writeAll(fd, ArraySlice(Array((line + "\n").utf8))) }
 
-        /// The next line without its newline; nil at the end.
+        /// The next line without its newline; nil at the end (a line past the bound is skipped).
         func readLine() -> String? {
             var buffer = [UInt8](repeating: 0, count: 4096)
-            while true {
-                if let newline = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[..<newline], as: UTF8.self)
-                    pending.removeSubrange(...newline)
-                    return line
-                }
+            while lines.isEmpty {
                 let n = read(fd, &buffer, buffer.count)
                 if n < 0, errno == EINTR { continue }
                 guard n > 0 else { return nil }
-                pending += buffer[0..<n]
+                for case let .line(text) in reader.feed(buffer[0..<n]) { lines.append(text) }
             }
+            return lines.removeFirst()
+        }
+
+        /// The next line that is a JSON object, with its value; nil at the end.
+        func readEvent() -> (String, JSON)? {
+            while let line = readLine() {
+                if let value = JSON.parse(line) { return (line, value) }
+            }
+            return nil
         }
     }
 }

@@ -71,10 +71,7 @@ public enum DaemonApp {
             _ = line.withCString { write(STDOUT_FILENO, $0, strlen($0)) }
             UnixSocket.notifyServiceManager("READY=1\nSTATUS=serving on TCP port \(daemon.port)")
         }
-        player.onLeaving = {
-            UnixSocket.notifyServiceManager("STOPPING=1")
-            server.stop() // no new client while leaving
-        }
+        player.onLeaving = { UnixSocket.notifyServiceManager("STOPPING=1") } // the runner then stops its front, the server
         try AppFailure.attempt(.osErr, nil) { try player.run(connectTo: peers, notices: notices.map { DaemonEvent.notice($0) }) }
         return player.exitStatus
     }

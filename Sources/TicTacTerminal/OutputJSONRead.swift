@@ -19,7 +19,12 @@ public struct JSONEventReader {
 
     /// The event of one line, or nil.
     public mutating func event(from line: String) -> DaemonEvent? {
-        guard let json = JSON.parse(line), let event = Self.event(from: json, opponent: opponent, size: size) else { return nil }
+        JSON.parse(line).flatMap { event(from: $0) }
+    }
+
+    /// The event of one line already parsed.
+    public mutating func event(from json: JSON) -> DaemonEvent? {
+        guard let event = Self.event(from: json, opponent: opponent, size: size) else { return nil }
         switch event {
         case let .invited(p, s), let .inviteHeld(p, s, _): (opponent, size) = (p, s)
         case let .inviteSent(p), let .gameResumed(p, _, _), let .gameInterrupted(p, _, _): opponent = p
