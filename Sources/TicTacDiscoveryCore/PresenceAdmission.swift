@@ -58,11 +58,14 @@ extension DiscoveryCore {
                     < (signed ? config.maxSignedPerPrefix : config.maxPerPrefix) else { return false }
         }
         guard entries.count >= config.maxPeers else { return true }
-        let weakest = entries.min { a, b in
-            (a.value.isSigned ? 1 : 0, a.value.heard > 1 ? 1 : 0, a.value.lastHeard)
-                < (b.value.isSigned ? 1 : 0, b.value.heard > 1 ? 1 : 0, b.value.lastHeard)
+        // The weakest: unsigned before signed, heard once before heard again, then the oldest.
+        var weakest: (id: ID128, rank: Int, lastHeard: Instant)?
+        for (key, e) in entries {
+            let rank = (e.isSigned ? 2 : 0) + (e.heard > 1 ? 1 : 0)
+            if let w = weakest, w.rank < rank || (w.rank == rank && w.lastHeard <= e.lastHeard) { continue }
+            weakest = (key, rank, e.lastHeard)
         }
-        guard let (victim, entry) = weakest, signed || !entry.isSigned else { return false }
+        guard let victim = weakest?.id, let entry = entries[victim], signed || !entry.isSigned else { return false }
         counters.evicted += 1
         forget(victim, now: now)
         if let old = entry.shown { actions.append(.event(.lost(old, reason: "pushed out of a full presence table"))) }
