@@ -313,8 +313,9 @@ struct ResultSimulation {
             if failures.count >= 5 { break }
         }
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
-        // The partitions past the limit do reach claims, and withdrawn ones, in a chunk of them.
-        if seeds.count >= 100 {
+        // The partitions past the limit do reach claims, and withdrawn ones, in a chunk of 1,000 or more
+        // (tools/test's 1,250; in a chunk of 100 no accepted claim came up, seen at 800 schedules).
+        if seeds.count >= 1000 {
             #expect(claimed > 0 && withdrawn > 0 && accepted > 0, "claims \(claimed), withdrawn \(withdrawn), accepted \(accepted)")
         }
         print("result simulation chunk \(chunk): \(seeds.count) schedules, \(claimed) claims, \(withdrawn) withdrawn, \(accepted) accepted")
