@@ -324,7 +324,7 @@ public final class GameStore {
             return id
         }
         let id = try row.decode(Int64.self, forColumn: "id")
-        let moves = try Row.fetchAll(db, sql: "SELECT number, cell, byUs FROM moves WHERE game = ? ORDER BY number",
+        let moves = try Row.fetchAll(db.cachedStatement(sql: "SELECT number, cell, byUs FROM moves WHERE game = ? ORDER BY number"),
                                      arguments: [id]).map {
             GameRecord.Move(number: try $0.decode(forColumn: "number"), cell: try $0.decode(forColumn: "cell"),
                             byUs: try $0.decode(forColumn: "byUs"))
