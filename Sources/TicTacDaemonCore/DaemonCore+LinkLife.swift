@@ -81,7 +81,7 @@ extension DaemonCore {
             return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")
         }
         if config.bot != nil, link.outgoing { matches.bot.wants.insert(peer.id) }
-        spectators.linkReady(link) // our player's change of mind since our HELLO (Protocol.md §14)
+        for part in messageParts.all { part.linkProven(link) }
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,
         // so nothing it knows of is lost; the higher keeps a spare until the lower closes one.
@@ -105,7 +105,7 @@ extension DaemonCore {
             lobby.linkReady(peer)
             invitations.linkReady(link, peer, now: now)
         }
-        watching.linkReady(link, peer)
+        for part in messageParts.all { part.linkAnnounced(link, peer) }
         invitations.botInviteIfWanted(peer.id, now: now)
     }
 }

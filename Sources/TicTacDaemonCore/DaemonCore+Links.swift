@@ -39,18 +39,19 @@ extension DaemonCore {
         case let .cancel(gameID): invitations.cancelled(gameID, on: link, now: now)
         case let .resume(r): suspensions.received(r, on: link, now: now)
         case .reset, .rollCommit, .roll, .rollAck, .move, .resign, .timeUp: matches.received(message, on: link, now: now)
-        case let .watch(w): spectators.received(w, on: link, now: now)
-        case .watching, .watchMove, .watchEnd, .watchStop, .games: watching.received(message, on: link)
-        case let .spectators(on, watchers): spectators.peerChose(on, watchers: watchers, on: link, now: now)
         case .announce, .query, .goodbye, .sphere, .fieldLeave:
             outbox.fail(link, .unexpectedMessage, "\(message.kind) belongs in a UDP datagram")
+        default:
+            guard let part = messageParts.part(for: message.kind) else {
+                return outbox.fail(link, .unexpectedMessage, "\(message.kind) is not taken on a stream")
+            }
+            part.received(message, on: link, now: now)
         }
     }
 
     func linkClosed(_ id: LinkID, reason: String, now: Instant) {
         suspensions.linkGone(id, now: now)
-        spectators.linkGone(id)
-        watching.linkGone(id)
+        for part in messageParts.all { part.linkGone(id) }
         guard let link = links[id] else { return }
         // A handshake that was taking over an announced link counts as that link.
         guard let peer = link.peer ?? link.heir else { links.remove(id); return }

@@ -55,6 +55,8 @@ public final class DaemonCore: SansIOCore {
     let suspensions: Suspensions
     let spectators: Spectators
     let watching: Watching
+    /// The parts that own a message set of their own (MessagePart): a new set is listed here.
+    let messageParts: MessageParts
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
     /// After a stall of our own loop (`DaemonInput.stalled`), if any.
@@ -78,6 +80,7 @@ public final class DaemonCore: SansIOCore {
         suspensions.restore(config.restored, ends: config.restoredEnds)
         spectators = Spectators(config: config, links: links, outbox: outbox)
         watching = Watching(links: links, outbox: outbox, lobby: lobby)
+        messageParts = MessageParts([watching, spectators])
         matches.beforeGameGone = { [unowned spectators] in spectators.sync(game: $0) }
         suspensions.dropLink = { [unowned self] link, why, now in
             link.closeReason = why
@@ -163,7 +166,7 @@ public final class DaemonCore: SansIOCore {
             if case let .updated(p) = event, p.state == .idle { invitations.botInviteIfWanted(p.id, now: now) } // back, or free
         case let .dialFailed(peer, reason):
             invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
-            watching.dialFailed(peer, reason: reason)
+            for part in messageParts.all { part.dialFailed(peer, reason: reason) }
         case let .botMoveReady(result): matches.searchDone(result, now: now)
         case let .stalled(length): stalled(length, now: now)
         case let .engineAnswered(answer): matches.engineAnswered(answer, now: now)
@@ -197,7 +200,7 @@ public final class DaemonCore: SansIOCore {
     public func pollTimeout() -> Instant? {
         var next = Instant.earliest(deadlines.next(in: links), invitations.nextDialDeadline)
         next = Instant.earliest(next, suspensions.nextDeadline)
-        next = Instant.earliest(next, Instant.earliest(watching.nextDeadline, spectators.nextDeadline))
+        next = Instant.earliest(next, messageParts.nextDeadline)
         if let s = stall {
             if s.pingsDue { return s.at }
             if let hold = s.hold { return next.map { max($0, hold) } }
@@ -249,8 +252,7 @@ public final class DaemonCore: SansIOCore {
             stall?.hold = nil
         }
         invitations.dialTimeouts(now: now)
-        watching.timeouts(now: now)
-        spectators.timeouts(now: now)
+        for part in messageParts.all { part.timeouts(now: now) }
         suspensions.timeouts(now: now)
         for id in deadlines.due(at: now, in: links) {
             guard let link = links[id], !link.closing else { continue }

@@ -20,7 +20,7 @@ import TicTacWire
 // go to every player we have a link with (`setAllowed`, `linkReady`), a few per second at most.
 
 /// The watchers of our games (the serving side of Protocol.md §14).
-final class Spectators {
+final class Spectators: MessagePart {
     /// What one watcher follows, and what it was told so far.
     struct Follow {
         /// The link whose game it watches.
@@ -81,6 +81,16 @@ final class Spectators {
 
     /// How many watch the game on `link`.
     func count(watching game: LinkID) -> Int { follows.values.count { $0.game == game } }
+
+    let kinds: [Message.Kind] = [.watch, .spectators]
+
+    func received(_ message: Message, on link: Link, now: Instant) {
+        switch message {
+        case let .watch(w): received(w, on: link, now: now)
+        case let .spectators(on, watchers): peerChose(on, watchers: watchers, on: link, now: now)
+        default: break
+        }
+    }
 
     /// A WATCH from `link`.
     func received(_ watch: Watch, on link: Link, now: Instant) {
@@ -193,7 +203,7 @@ final class Spectators {
 
     /// `link`'s handshake is done: a player's daemon at version 2 knows our HELLO's bit, and
     /// hears now if our player changed its mind since (Protocol.md §14).
-    func linkReady(_ link: Link) {
+    func linkProven(_ link: Link) {
         guard config.capabilities.contains(.tictactoe), (link.version ?? 1) >= 2,
               link.peer?.capabilities.contains(.tictactoe) == true else { return }
         // Our HELLO's bit says the choice we started with (`--no-spectators`: DaemonSetup sets the bit from it).

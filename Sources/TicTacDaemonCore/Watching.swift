@@ -5,7 +5,7 @@ import TicTacWire
 /// The watcher's side of Protocol.md §14: WATCH sent to a player's daemon (dialled first when
 /// there is no link to it), and what comes back told to our front as `DaemonEvent.watched`.
 /// Answers on a link we never asked on are a protocol fault.
-final class Watching {
+final class Watching: MessagePart {
     private let links: LinkRegistry
     private let outbox: Outbox
     private let lobby: Lobby
@@ -39,7 +39,7 @@ final class Watching {
     }
 
     /// A link to `peer` is ready: a WATCH waiting for it goes out.
-    func linkReady(_ link: Link, _ peer: PeerInfo) {
+    func linkAnnounced(_ link: Link, _ peer: PeerInfo) {
         guard let (watch, _) = dialing.removeValue(forKey: peer.id) else { return }
         guard peer.capabilities.contains(.spectators) else {
             return outbox.emit(.watched(.stopped(.off), from: peer)) // its HELLO says it serves none
@@ -64,8 +64,10 @@ final class Watching {
 
     func linkGone(_ id: LinkID) { asked.remove(id) }
 
+    let kinds: [Message.Kind] = [.watching, .watchMove, .watchEnd, .watchStop, .games]
+
     /// A spectators' message from the player's daemon.
-    func received(_ message: Message, on link: Link) {
+    func received(_ message: Message, on link: Link, now: Instant) {
         guard asked.contains(link.id), let peer = link.peer else {
             return outbox.fail(link, .unexpectedMessage, "\(message.kind) without a WATCH")
         }

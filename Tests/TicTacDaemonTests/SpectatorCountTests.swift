@@ -50,4 +50,16 @@ import TicTacWire
         #expect(counts(n, 1).last == 6)
         #expect(counts(n, 1).count <= 3, "six changes in 300 ms make at most three rounds: \(counts(n, 1))")
     }
+
+    /// §14's message set is taken by its parts through DaemonCore's one list (MessagePart): each
+    /// kind by one part, none of the core's own.
+    @Test func everySpectatingKindHasOnePart() {
+        let core = DaemonCore(config: config("ann", seed: 5))
+        let taken = core.messageParts.all.flatMap(\.kinds)
+        #expect(Set(taken).count == taken.count, "no kind taken twice")
+        #expect(Set(taken) == Set(Message.Kind.allCases.filter(\.isSpectating)))
+        #expect(core.messageParts.part(for: .watch) === core.spectators)
+        #expect(core.messageParts.part(for: .games) === core.watching)
+        #expect(core.messageParts.part(for: .move) == nil)
+    }
 }
