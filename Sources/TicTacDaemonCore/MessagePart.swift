@@ -52,5 +52,9 @@ struct MessageParts {
 
     func part(for kind: Message.Kind) -> (any MessagePart)? { byKind[kind] }
 
-    var nextDeadline: Instant? { all.reduce(nil) { Instant.earliest($0, $1.nextDeadline) } }
+    var nextDeadline: Instant? {
+        var next: Instant?
+        for part in all { next = Instant.earliest(next, part.nextDeadline) }
+        return next
+    }
 }
