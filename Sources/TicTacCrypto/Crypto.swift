@@ -28,9 +28,11 @@ public struct SHA256 {
 
     /// The 32-byte digest; the hasher is spent.
     public mutating func finalize() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: 32)
-        _ = crypto_hash_sha256_final(&state, &out)
-        return out
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
+            guard let digest = out.baseAddress else { return [] } // 32 bytes: never nil
+            _ = crypto_hash_sha256_final(&state, digest)
+            return Array(out)
+        }
     }
 
     public static func hash(data: [UInt8]) -> [UInt8] {

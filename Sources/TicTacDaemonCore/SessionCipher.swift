@@ -103,9 +103,8 @@ public struct LinkCipher {
         let n = frame.payload.count
         guard Sodium.ready, openCounter < UInt64.max, openKey.count == 32, n >= SealedFrame.tagLength else { return nil }
         let plainCount = n - SealedFrame.tagLength
-        var opened = false
-        let plain = [UInt8](unsafeUninitializedCapacity: plainCount) { out, count in
-            opened = Self.withNonce(openCounter) { nonce in
+        let plain = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: plainCount) { out -> [UInt8]? in
+            let opened = Self.withNonce(openCounter) { nonce in
                 Self.withHeader(frame, sealedLength: n) { header in
                     openKey.withUnsafeBufferPointer { key in
                         frame.payload.withUnsafeBufferPointer { c -> Bool in
@@ -117,9 +116,9 @@ public struct LinkCipher {
                     }
                 }
             }
-            count = opened ? plainCount : 0
+            return opened ? Array(out) : nil
         }
-        guard opened else { return nil }
+        guard let plain else { return nil }
         openCounter += 1
         return Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: plain)
     }

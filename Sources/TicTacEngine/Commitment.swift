@@ -13,9 +13,9 @@ public enum Commitment {
 
     /// The secret a commitment hides: the roll as 4 big-endian bytes, then the 16-byte nonce.
     public static func secret(roll: UInt32, nonce: ID128) -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: secretLength) { buffer, count in
-            write(roll: roll, nonce: nonce, into: UnsafeMutableRawBufferPointer(buffer))
-            count = secretLength
+        withUnsafeTemporaryAllocation(byteCount: secretLength, alignment: 1) { buffer in
+            write(roll: roll, nonce: nonce, into: buffer)
+            return Array(buffer)
         }
     }
 
