@@ -17,7 +17,7 @@ import TicTacWire
 // the shell once its unsent frames pass `DaemonConfig.maxWatcherBacklog`.
 // Either player's no counts: a game is served only while the opponent allows it too, as its
 // HELLO's bit said and then its SPECTATORS say (`peerChose`); our own player's changes of mind
-// go to every player we have a link with (`setAllowed`, `linkReady`), a few per second at most.
+// go to every player we have a link with (`setAllowed`, `linkProven`), a few per second at most.
 
 /// The watchers of our games (the serving side of Protocol.md §14).
 final class Spectators: MessagePart {
