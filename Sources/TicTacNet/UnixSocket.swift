@@ -76,6 +76,7 @@ public final class UnixListener {
     private let reactor: Reactor
     private let onAccept: (Int32) -> Void
     private var closed = false
+    private var paused = false
     /// Connections from another uid, closed unserved.
     public private(set) var refusedCount = 0
     /// Said once per refused connection (for the operator's log).
@@ -120,8 +121,11 @@ public final class UnixListener {
         while !closed {
             let client = tictac_accept(fd, nil, nil)
             if client < 0 {
-                if errno == EINTR || errno == ECONNABORTED { continue }
-                return // EAGAIN, or out of descriptors: the next readiness tries again
+                switch errno {
+                case EINTR, ECONNABORTED: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM: return pause()
+                default: return // EAGAIN; anything else, the next readiness tries again
+                }
             }
             let uid = UnixSocket.peerUID(client)
             guard uid == geteuid() else {
@@ -131,6 +135,19 @@ public final class UnixListener {
                 continue
             }
             onAccept(client)
+        }
+    }
+
+    /// Out of descriptors or memory, the backlog stays readable: stop watching it for a moment
+    /// rather than spin (as TCPListener does).
+    private func pause() {
+        guard !paused else { return }
+        paused = true
+        try? reactor.update(fd, [])
+        reactor.schedule(after: .milliseconds(100)) { [weak self] in
+            guard let self, !closed else { return } // closed meanwhile: the fd may be another's now
+            paused = false
+            try? reactor.update(fd, .read)
         }
     }
 }
