@@ -15,7 +15,7 @@ public final class TCPListener {
     public private(set) var acceptedCount = 0
     private let reactor: Reactor
     private let onAccept: (Int32, SocketAddress) -> Void
-    private var paused = false
+    private let acceptPause = AcceptPause()
     /// An unexpected accept error (for the operator's log); the listener keeps going.
     public var onError: ((NetError) -> Void)?
 
@@ -95,14 +95,5 @@ public final class TCPListener {
         }
     }
 
-    private func pause() {
-        guard !paused else { return }
-        paused = true
-        try? reactor.update(fd, [])
-        reactor.schedule(after: .milliseconds(100)) { [weak self] in
-            guard let self, !isClosed else { return } // closed meanwhile: the fd may be another's now
-            paused = false
-            try? reactor.update(fd, .read)
-        }
-    }
+    private func pause() { acceptPause.pause(fd, on: reactor) { [weak self] in self?.isClosed ?? true } }
 }

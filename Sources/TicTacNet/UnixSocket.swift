@@ -76,7 +76,7 @@ public final class UnixListener {
     private let reactor: Reactor
     private let onAccept: (Int32) -> Void
     private var closed = false
-    private var paused = false
+    private let acceptPause = AcceptPause()
     /// Connections from another uid, closed unserved.
     public private(set) var refusedCount = 0
     /// Said once per refused connection (for the operator's log).
@@ -138,16 +138,5 @@ public final class UnixListener {
         }
     }
 
-    /// Out of descriptors or memory, the backlog stays readable: stop watching it for a moment
-    /// rather than spin (as TCPListener does).
-    private func pause() {
-        guard !paused else { return }
-        paused = true
-        try? reactor.update(fd, [])
-        reactor.schedule(after: .milliseconds(100)) { [weak self] in
-            guard let self, !closed else { return } // closed meanwhile: the fd may be another's now
-            paused = false
-            try? reactor.update(fd, .read)
-        }
-    }
+    private func pause() { acceptPause.pause(fd, on: reactor) { [weak self] in self?.closed ?? true } }
 }
