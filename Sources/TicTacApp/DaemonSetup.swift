@@ -87,8 +87,7 @@ struct DaemonSetup {
         var config = DaemonConfig(identity: key, name: name, capabilities: capabilities, makeRandom: random.makeGenerator)
         config.size = settings.size
         config.deadAfter = settings.peerTimeout
-        config.bot = bot
-        config.engine = engine
+        config.player = bot.map { .bot($0, engine: engine) } ?? .human
         config.program = program
         config.moveTime = moveTime
         config.maxLargeGamesPerAddress = maxLargeGames

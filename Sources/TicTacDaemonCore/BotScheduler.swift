@@ -8,8 +8,6 @@ import TicTacWire
 /// `think` action, one at a time (at most one core searches), the next going to the source
 /// address served longest ago (round-robin). Its answer comes back through `searchDone`.
 final class BotScheduler {
-    /// Peers the bot dialled to play (`--connect`): it invites them whenever idle with them.
-    var wants: Set<ID128> = []
     /// Move choices: seeded from the core's generator, no system call per draw.
     private var random: SplitMix64
     /// The searches' generator: it travels with each search (nil while one is out), so a

@@ -17,13 +17,8 @@ public struct DaemonConfig {
     public var versions: ClosedRange<UInt8> = ProtocolVersion.supported
     /// Board offered in our invitations.
     public var size: BoardSize = .classic
-    /// Set for a headless bot: accepts every invitation, plays, starts the next game at once,
-    /// and plays any number of games at the same time. Nil for a human (one game at a time).
-    public var bot: Bot?
-    /// Set for a bot whose moves on k = 5 boards come from an external Gomocup engine
-    /// (`tictac bot --engine`): the boards it plays. 3 x 3 stays the built-in bot's; any other
-    /// board is declined `unsupported`.
-    public var engine: EngineBoards?
+    /// Who plays under our name: a human at a front (one game at a time), or the headless bot.
+    public var player: Player = .human
     /// The program playing under our name, told in HELLO field 9 and ANNOUNCE field 13 (an
     /// engine bot's ABOUT: "pbrain-tiny 1.0"); lobbies show it as "(bot: pbrain-tiny 1.0)".
     public var program: DisplayName?
@@ -150,4 +145,18 @@ public struct DaemonConfig {
         self.capabilities = capabilities
         self.makeRandom = makeRandom
     }
+}
+
+/// Who plays under our name. The core asks its player rather than checking modes: a human's
+/// invitations wait for the player's answer and it plays one game at a time (the seat); the bot
+/// (BotPlayer) answers them itself, makes its moves, and plays any number of games at once.
+public enum Player: Sendable {
+    case human
+    /// The headless bot: accepts every invitation it can afford, plays, starts the next game at
+    /// once. `engine`: for a bot whose moves on k = 5 boards come from an external Gomocup
+    /// engine (`tictac bot --engine`), the boards it plays; 3 x 3 stays the built-in bot's, and
+    /// any other board is declined `unsupported`.
+    case bot(Bot, engine: EngineBoards? = nil)
+
+    public var isHuman: Bool { if case .human = self { true } else { false } }
 }

@@ -16,7 +16,7 @@ extension DaemonCore {
             let game = link.match?.game
             for key in [game?.resumeKey, game?.lastKey].compactMap({ $0 }) { suspensions.unstored.insert(key) }
             link.closeReason = "the history could not be written"
-            matches.stopEngine(link)
+            bot?.stopEngine(link)
             links.setActivity(link, .idle)
             outbox.close(link.id, flush: false)
             outbox.emit(.gameAdjourned(peer))

@@ -71,7 +71,7 @@ extension DaemonCore {
             case let .proven(peer, heir): proven(link, peer, heir: heir, now: now)
             }
         }
-        matches.runBotTurns(now: now)
+        bot?.playTurns(now: now)
     }
 
     /// The peer's PROOF verified on `link`.
@@ -80,7 +80,7 @@ extension DaemonCore {
         if others >= config.maxLinksPerPeer {
             return outbox.fail(link, .busy, "\(others) links to \(peer.name) already (Protocol.md §5)")
         }
-        if config.bot != nil, link.outgoing { matches.bot.wants.insert(peer.id) }
+        if link.outgoing { bot?.wants.insert(peer.id) }
         for part in messageParts.all { part.linkProven(link) }
         // Two ready links to the same daemon (Protocol.md §4, duplicate links). The lower instance
         // id decides: it closes the newer link now, before anything but the handshake went on it,

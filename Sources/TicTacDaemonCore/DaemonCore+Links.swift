@@ -65,7 +65,7 @@ extension DaemonCore {
         let peerStays = !announced || successor != nil
         // What the link carried ends with it, except our own invitation, which moves.
         if link.incomingInvite != nil || link.heldInvite != nil, peerStays { outbox.emit(.inviteCancelled(by: peer)) }
-        matches.stopEngine(link) // a game kept to resume gets a new engine, told the position with BOARD
+        bot?.stopEngine(link) // a game kept to resume gets a new engine, told the position with BOARD
         if link.match != nil, !suspensions.keep(link, peer: peer, reason: why, now: now) {
             // First: a game the close ends is then recorded as it ended. One a resuming peer
             // keeps but we could not is void here (never claimed later; §13).
@@ -79,7 +79,7 @@ extension DaemonCore {
         links.remove(id)
         if others.isEmpty { // without a history the score is kept while some link to the peer remains
             if !config.keepsHistory { lobby.scores[peer.id] = nil }
-            matches.bot.wants.remove(peer.id)
+            bot?.wants.remove(peer.id)
         }
         guard announced else { return }
         if let successor {

@@ -51,6 +51,9 @@ public final class DaemonCore: SansIOCore {
     let handshake: Handshake
     let lobby: Lobby
     let matches: Matches
+    /// The bot playing under our name (`Player.bot`): the parts ask it where they would ask a
+    /// human. Nil for a human.
+    let bot: BotPlayer?
     let invitations: Invitations
     let suspensions: Suspensions
     let spectators: Spectators
@@ -68,13 +71,20 @@ public final class DaemonCore: SansIOCore {
     public init(config: DaemonConfig) {
         self.config = config
         random = CoreRandom(AnyRandom(config.makeRandom()))
-        links = LinkRegistry(tracksSeat: config.bot == nil)
+        links = LinkRegistry(tracksSeat: config.player.isHuman)
         deadlines = LinkDeadlines(config: config, inviteGrace: Self.inviteGrace)
         outbox = Outbox(deadlines: deadlines, version: config.versions.upperBound)
         handshake = Handshake(config: config)
         lobby = Lobby(links: links, outbox: outbox, scores: config.scores)
-        matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: BotScheduler(seed: random.next()))
-        invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, random: random)
+        matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby)
+        let botSeed = random.next() // drawn by a human too: the captures replay with this order of draws
+        if case let .bot(bot, engine) = config.player {
+            self.bot = BotPlayer(bot, engine: engine, config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, seed: botSeed)
+        } else {
+            bot = nil
+        }
+        matches.bot = bot
+        invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, bot: bot, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
         handshakes = HandshakeBudget(perAddress: config.maxHandshakesPerAddressPerSecond, perPrefix: config.maxHandshakesPerPrefixPerSecond)
         suspensions.restore(config.restored, ends: config.restoredEnds)
@@ -97,7 +107,7 @@ public final class DaemonCore: SansIOCore {
     /// What this daemon announces about itself (Protocol.md §6 ANNOUNCE field 6); a bot is
     /// always idle.
     public var presenceState: PresenceState {
-        guard config.bot == nil else { return .idle }
+        guard bot == nil else { return .idle }
         if links.seat.link != nil, links.seatLink == nil { return .busy } // its link is closing
         if matches.playerAway, links.seat == .idle { return .away }
         return links.seat.presence
@@ -130,7 +140,7 @@ public final class DaemonCore: SansIOCore {
     /// Faults on links whose peer never proved an id: logged, never shown to the player.
     public var strangerFaults: Int { outbox.strangerFaults }
     /// Searches waiting for their turn (not counting the one out), for tests and stats.
-    public var queuedSearches: Int { matches.bot.queued }
+    public var queuedSearches: Int { bot?.scheduler.queued ?? 0 }
     /// For tests: how the stored seat disagrees with a scan of the links, or nil.
     var seatFault: String? { links.seatFault(dialing: invitations.dialing) }
     /// Peers whose score is kept (for tests: bounded by the links).
@@ -167,9 +177,9 @@ public final class DaemonCore: SansIOCore {
         case let .dialFailed(peer, reason):
             invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
             for part in messageParts.all { part.dialFailed(peer, reason: reason) }
-        case let .botMoveReady(result): matches.searchDone(result, now: now)
+        case let .botMoveReady(result): bot?.searchDone(result, now: now)
         case let .stalled(length): stalled(length, now: now)
-        case let .engineAnswered(answer): matches.engineAnswered(answer, now: now)
+        case let .engineAnswered(answer): bot?.engineAnswered(answer, now: now)
         }
     }
 
@@ -194,7 +204,7 @@ public final class DaemonCore: SansIOCore {
         case let .watch(who, watch): try watching.watch(who, watch, now: now)
         case let .spectators(on): spectators.setAllowed(on, now: now)
         }
-        matches.runBotTurns(now: now)
+        bot?.playTurns(now: now)
     }
 
     public func pollTimeout() -> Instant? {
@@ -236,7 +246,7 @@ public final class DaemonCore: SansIOCore {
                 // Given up, as the peer counts our LEAVE (§8); only LEAVE goes out, as in version 1.
                 matches.stopped(link, as: .ended(.lost, how: .forfeit))
             }
-            matches.stopEngine(link)
+            bot?.stopEngine(link)
             if link.ready { outbox.send(link, .leave) }
             outbox.close(id, flush: true)
             links.remove(id) // we are the ones leaving: nothing more to tell our own player
@@ -276,6 +286,6 @@ public final class DaemonCore: SansIOCore {
             invitations.timeouts(link, now: now)
             matches.timeout(link, now: now)
         }
-        matches.runBotTurns(now: now)
+        bot?.playTurns(now: now)
     }
 }

@@ -5,7 +5,7 @@ import TicTacWire
 /// Protocol.md §5): past the limit its invitations are declined `busy` and its matches end
 /// instead of starting the next game, so one peer that resigns at once cannot take the bot's
 /// time or use up its `--max-games`.
-final class GameRate {
+struct GameRate {
     private let limit: Int
     private var started: [ID128: [Instant]] = [:]
 
@@ -21,7 +21,7 @@ final class GameRate {
     }
 
     /// A game with `peer` started at `now`.
-    func count(_ peer: ID128, now: Instant) {
+    mutating func count(_ peer: ID128, now: Instant) {
         guard limit > 0 else { return }
         // Peers with no game within the minute are forgotten once the table grows.
         if started.count >= 1024 { started = started.filter { $0.value.last.map { now - $0 < Self.window } ?? false } }

@@ -1,12 +1,11 @@
 import TicTacAPI
 import TicTacEngine
-import TicTacPbrain
 import TicTacTime
 import TicTacWire
 
 /// Invitations either way (Protocol.md §6 INVITE, ACCEPT, DECLINE, CANCEL), the dials our
-/// invitations wait for, and the one-game-at-a-time rule of a human (the seat): a bot accepts
-/// every invitation and plays any number of games.
+/// invitations wait for, and the one-game-at-a-time rule of a human (the seat). A bot playing
+/// under our name (BotPlayer) answers the peer's invitations itself and plays any number of games.
 final class Invitations {
     /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
     private(set) var dialing: [ID128: Instant] = [:]
@@ -15,6 +14,8 @@ final class Invitations {
     private let outbox: Outbox
     private let lobby: Lobby
     private let matches: Matches
+    /// The bot playing under our name; nil for a human.
+    private let bot: BotPlayer?
     private let random: CoreRandom
     /// Declines per source address in the current second (`maxDeclinesPerAddressPerSecond`).
     private var declinesBy = AddressBudget()
@@ -23,17 +24,15 @@ final class Invitations {
     private var quietUntil: [ID128: Instant] = [:]
     /// Links holding an invitation for our player (`Link.heldInvite`), in the order they came.
     private var held: [LinkID] = []
-    /// Players the history has never seen that the bot took on, per address (`NewPlayerRate`).
-    private var newPlayers: NewPlayerRate
 
-    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, random: CoreRandom) {
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, bot: BotPlayer?, random: CoreRandom) {
         self.config = config
         self.links = links
         self.outbox = outbox
         self.lobby = lobby
         self.matches = matches
+        self.bot = bot
         self.random = random
-        newPlayers = NewPlayerRate(perAddress: config.maxNewPlayersPerAddressPerHour)
     }
 
     // MARK: Our player
@@ -41,7 +40,7 @@ final class Invitations {
     /// Invites a peer by name or id: on its link, else through a dial (`dial` action).
     func invite(_ who: String, now: Instant) throws(CommandError) {
         let peer = try lobby.find(who)
-        if config.bot == nil {
+        if links.tracksSeat { // one game at a time
             switch links.seat {
             case let .invited(id):
                 // Inviting the peer whose invitation waits for our answer is saying yes to it:
@@ -116,8 +115,7 @@ final class Invitations {
     /// A bot invites a peer it dialled whenever it has nothing pending with it: on the link that
     /// survived, whichever side dialled it (Protocol.md §4, duplicate links).
     func botInviteIfWanted(_ peerID: ID128, now: Instant) {
-        // A player shown away (its clock ran out, it did nothing since) is invited once it is back.
-        guard config.bot != nil, matches.bot.wants.contains(peerID), lobby.present[peerID]?.state != .away else { return }
+        guard bot?.invites(peerID) == true else { return }
         let toPeer = links.links(to: peerID).filter { !$0.closing }
         guard toPeer.allSatisfy(\.isIdle),
               let link = toPeer.first(where: { $0.announced && $0.ready }), let peer = link.peer else { return }
@@ -201,26 +199,10 @@ final class Invitations {
             endDial(peer.id)
             return accept(link, offered, now: now)
         }
-        if let bot = config.bot {
-            if let engine = config.engine, size != .classic, let why = engineRefusal(engine, size, now: now) {
-                outbox.log("declined \(peer.name)'s \(size) invitation: \(why)")
-                return refuse(invite, why.hasPrefix("busy") ? .busy : .unsupported, on: link, now: now)
-            }
-            // Engine games count too: one address cannot take every engine process.
-            if size != .classic, config.engine != nil || bot.searches(on: size) {
-                let large = links.values.count { $0.address == link.address && $0.game.map { $0.size != .classic } == true }
-                if large >= config.maxLargeGamesPerAddress {
-                    outbox.log("declined \(peer.name)'s \(size) invitation: busy (\(large) large-board games from \(link.address))")
-                    return refuse(invite, .busy, on: link, now: now)
-                }
-            }
-            if !matches.rate.allows(peer.id, now: now) {
-                outbox.log("declined \(peer.name)'s invitation: busy (\(config.maxGamesPerPeerPerMinute) games within a minute)")
-                return refuse(invite, .busy, on: link, now: now)
-            }
-            if config.keepsHistory, lobby.scores[peer.id] == nil, let why = newPlayers.refusal(link.address, now: now) {
-                outbox.log("declined \(peer.name)'s invitation: busy (\(why))")
-                return refuse(invite, .busy, on: link, now: now)
+        if let bot {
+            if let (reason, why) = bot.refusal(of: size, from: peer, on: link, now: now) {
+                outbox.log(why)
+                return refuse(invite, reason, on: link, now: now)
             }
             return accept(link, offered, now: now)
         }
@@ -275,21 +257,6 @@ final class Invitations {
             }
             held = []
         }
-    }
-
-    /// Why an engine bot does not play `size` now (nil: it does). A reason starting with
-    /// "busy" is declined `busy` (try later), any other `unsupported`.
-    private func engineRefusal(_ engine: EngineBoards, _ size: BoardSize, now: Instant) -> String? {
-        guard engine.plays(size) else {
-            let boards = engine.sizes.count
-            return "the engine plays k = 5 on \(boards) board size\(boards == 1 ? "" : "s") (and the bot 3x3 k=3), not \(size)"
-        }
-        if let pause = matches.enginePause(now) {
-            return "busy (the engine failed too often: not started again for \(pause.wholeSecondsRoundedUp) s)"
-        }
-        let running = links.values.count { link in link.game.map { engine.plays($0.size) } == true }
-        if running >= engine.maxGames { return "busy (\(running) engine games, at most \(engine.maxGames))" }
-        return nil
     }
 
     /// DECLINE of the peer's INVITE, within the flood limits (Protocol.md §5): past them the

@@ -4,33 +4,28 @@ import TicTacTime
 import TicTacWire
 
 /// The games on our links: starting one, feeding it the peer's frames and our player's
-/// commands, moving its actions out (frames to the link, events to the player, faults to
-/// ERROR), and the bot's moves (BotScheduler says when).
+/// commands, moving its actions out (frames to the link, events to the player and to the bot,
+/// faults to ERROR).
 final class Matches {
     private let config: DaemonConfig
     private let links: LinkRegistry
     private let outbox: Outbox
     private let lobby: Lobby
-    let bot: BotScheduler
-    /// A bot's games per peer per minute (`DaemonConfig.maxGamesPerPeerPerMinute`).
-    let rate: GameRate
+    /// The bot playing under our name (`Player.bot`), told the events it acts on; nil for a human.
+    weak var bot: BotPlayer?
     /// Our player let its move clock run out and has given no command since: shown away.
     var playerAway = false
-    /// The bot's finished games in which the opponent moved (`DaemonConfig.maxBotGames`).
-    private var botGames = 0
     /// Called before a game's board goes within one input (a bot's next game starts, the match
     /// ends): its watchers are told its last moves and its end first (Protocol.md §14).
     var beforeGameGone: ((Link) -> Void)?
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
-    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, bot: BotScheduler) {
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby) {
         self.config = config
         self.links = links
         self.outbox = outbox
         self.lobby = lobby
-        self.bot = bot
-        rate = GameRate(limit: config.bot == nil ? 0 : config.maxGamesPerPeerPerMinute)
     }
 
     /// The game our player is in (a human has one at a time): where `move`, `new` and `resign` go.
@@ -47,7 +42,7 @@ final class Matches {
         let match = Match(id: gameID, game: GameSession(size: size, rng: config.makeRandom(), rematchDelay: config.rematchDelay,
                                                         score: score, moveTime: config.moveTime))
         prepare(&match.game, on: link)
-        if let peer = link.peerID { rate.count(peer, now: now) }
+        if let peer = link.peerID { bot?.gameStarted(with: peer, now: now) }
         links.setActivity(link, .playing(match))
         match.game.handle(.start, now: now)
         drain(link, now: now)
@@ -57,7 +52,7 @@ final class Matches {
     /// the history's facts.
     /// `on`: the link it is played on; a roll is kept past a lost link when both sides can.
     func prepare(_ game: inout GameSession, on link: Link? = nil) {
-        game.shownEvents = config.gameEvents.union(config.bot == nil ? [] : [.yourTurn, .gameOver])
+        game.shownEvents = config.gameEvents.union(bot == nil ? [] : BotPlayer.actsOn)
         game.recordsFacts = config.keepsHistory
         guard let link else { return }
         let rolls: Capabilities = [.resume, .rollResume]
@@ -81,7 +76,7 @@ final class Matches {
         drain(link, now: now) // our RESIGN goes out before the CANCEL
         beforeGameGone?(link)
         stopped(link)
-        stopEngine(link)
+        bot?.stopEngine(link)
         lobby.scores[peer.id] = match.game.score
         links.setActivity(link, .idle)
         if byUs {
@@ -162,7 +157,6 @@ final class Matches {
     /// Moves a game's actions out: frames to the link, events to the player, faults to ERROR.
     func drain(_ link: Link, now: Instant) {
         guard link.provenID != nil else { return } // ready
-        let isBot = config.bot != nil
         var away = false
         var pending: [GameAction] = []
         swap(&pending, &gameActions) // the buffer kept from the last call (none when re-entered)
@@ -180,19 +174,10 @@ final class Matches {
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
                     if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
-                    if case .timeUp(yours: true, .move) = event { away = !isBot }
-                    guard isBot else { continue }
-                    switch event {
-                    case .yourTurn: bot.turnDue(link.id)
-                    case .gameOver:
-                        beforeGameGone?(link)
-                        if let size = link.match?.game.size, config.engine?.plays(size) == true, bot.engineForget(link.id) {
-                            outbox.append(.engine(.cancel(link.id))) // it was thinking: the answer would be stale
-                        }
-                        link.match?.noteEnd() // before the rematch clears it
-                        if link.match?.game.opponentMoved == true { botGames += 1 }
-                        rematch(link, now: now)
-                    default: break
+                    if let bot {
+                        bot.shown(event, on: link, now: now)
+                    } else if case .timeUp(yours: true, .move) = event {
+                        away = true
                     }
                 case let .fail(code, text):
                     return outbox.fail(link, code, text)
@@ -212,137 +197,6 @@ final class Matches {
         if away, link.match?.game.state == .done {
             playerAway = true
             end(link, byUs: true, now: now)
-        }
-    }
-
-    /// Makes the bot's due moves: at once without a search, else queued for the shell (`think`).
-    func runBotTurns(now: Instant) {
-        guard let player = config.bot else { return }
-        while let id = bot.nextTurn() {
-            guard let link = links[id], let match = link.match, match.game.state == .myTurn else { continue }
-            if config.engine?.plays(match.game.size) == true {
-                if let turn = bot.engineTurn(link, opponentIsBot: link.peer?.capabilities.contains(.bot) == true) {
-                    outbox.append(.engine(.turn(turn)))
-                }
-                continue
-            }
-            if player.searches(on: match.game.size) {
-                bot.queueSearch(id)
-                continue
-            }
-            let cell = bot.quickMove(player, on: match.game.board, as: match.game.piece)
-            botMove(cell, in: match, link: link, now: now)
-            drain(link, now: now)
-        }
-        if let job = bot.nextSearch(player, nodes: config.botNodes, links: links) { outbox.append(.think(job)) }
-    }
-
-    /// A search handed out with `think` is done: the move is made if its game still waits for
-    /// it in the same position (the game may have ended meanwhile).
-    func searchDone(_ result: BotSearchResult, now: Instant) {
-        guard let board = bot.searchDone(result) else { return }
-        if let link = links[result.link], !link.closing, let match = link.match, match.game.state == .myTurn {
-            if match.game.board == board {
-                botMove(result.cell, in: match, link: link, now: now)
-                drain(link, now: now)
-            } else {
-                bot.turnDue(link.id) // another position by now: search it again
-            }
-        }
-        runBotTurns(now: now)
-    }
-
-    /// The engine host answered an engine turn: its move is made if the game still waits for it
-    /// in the same position; a failed engine loses the game (the bot resigns it), and one with
-    /// no restart left for now (EngineRestartRate) ends the match, and engine games are
-    /// declined until the engine may be started again.
-    func engineAnswered(_ answer: EngineAnswer, now: Instant) {
-        // The pause holds whether or not the game still waits for this answer.
-        if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
-            if enginePause(now) == nil {
-                outbox.log("no engine restart left for \((until - now).wholeSecondsRoundedUp) s (more failures within the window than --engine-restarts "
-                           + "allows): engine matches end after their game, and engine games are declined busy until then")
-            }
-            engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead
-        }
-        guard let board = bot.engineDone(answer) else { return runBotTurns(now: now) }
-        guard let link = links[answer.link], !link.closing,
-              let match = link.match, match.game.state == .myTurn else { return runBotTurns(now: now) }
-        guard match.game.board == board else {
-            bot.turnDue(link.id) // another position by now: ask again
-            return runBotTurns(now: now)
-        }
-        switch answer.outcome {
-        case let .move(cell):
-            do {
-                try match.game.perform(.move(cell), now: now)
-            } catch {
-                // The host checked the cell; a refusal here is a position it did not know.
-                lose(match, link: link, "the engine's move \(CellName.name(cell, on: match.game.size)) was refused (\(error))", now: now)
-            }
-        case let .failed(why, _):
-            lose(match, link: link, "the engine failed: \(why)", now: now)
-        }
-        drain(link, now: now)
-        runBotTurns(now: now)
-    }
-
-    /// When the engine host may start the engine again after too many failures: engine boards
-    /// are declined until then.
-    private var engineResumes: Instant?
-
-    /// How long engine boards are still declined at `now` (nil: they are played).
-    func enginePause(_ now: Instant) -> Duration? {
-        guard let engineResumes, now < engineResumes else { return nil }
-        return engineResumes - now
-    }
-
-    /// The bot gives up the game on `link` (its engine failed): RESIGN, logged with the reason.
-    private func lose(_ match: Match, link: Link, _ why: String, now: Instant) {
-        outbox.log("lost the game against \(link.peer?.name ?? "link \(link.id)") by resigning: \(why)")
-        do throws(GameCommandError) { try match.game.perform(.resign, now: now) } catch {
-            outbox.log("resigning on link \(link.id) was refused: \(error)")
-        }
-    }
-
-    /// The match on `link` ends: its engine process, if it has one, goes with it.
-    func stopEngine(_ link: Link) {
-        guard let size = link.match?.game.size, config.engine?.plays(size) == true else { return }
-        bot.engineForget(link.id)
-        outbox.append(.engine(.stop(link.id)))
-    }
-
-    /// A bot starts the next game at once. A game just over always can: a refusal is our bug.
-    private func rematch(_ link: Link, now: Instant) {
-        guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
-        if enginePause(now) != nil, config.engine?.plays(game.size) == true {
-            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts for now")
-            return end(link, byUs: true, now: now)
-        }
-        if let limit = config.maxBotGames, botGames >= limit {
-            outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): \(limit) games played (--max-games)")
-            return end(link, byUs: true, now: now)
-        }
-        if let peer = link.peer, !rate.allows(peer.id, now: now) {
-            // Past the peer's games for this minute (Protocol.md §5): the match ends instead.
-            outbox.log("ended the match with \(peer.name): \(config.maxGamesPerPeerPerMinute) games within a minute")
-            return end(link, byUs: true, now: now)
-        }
-        if let peer = link.peerID { rate.count(peer, now: now) }
-        do throws(GameCommandError) {
-            try link.match?.game.perform(.newGame, now: now)
-        } catch {
-            outbox.log("the bot's rematch on link \(link.id) was refused: \(error)")
-        }
-    }
-
-    /// The bot only picks legal moves: a refusal is our bug, and its game would wait for a move
-    /// that never comes, so it is logged rather than swallowed.
-    private func botMove(_ cell: Int, in match: Match, link: Link, now: Instant) {
-        do {
-            try match.game.perform(.move(cell), now: now)
-        } catch {
-            outbox.log("the bot's move \(cell + 1) on link \(link.id) was refused: \(error)")
         }
     }
 }

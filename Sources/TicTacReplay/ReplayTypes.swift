@@ -41,7 +41,7 @@ public struct ReplayedDaemon: Sendable {
         var config = DaemonConfig(name: display, capabilities: bot == nil ? [.tictactoe] : [.tictactoe, .bot],
                                   makeRandom: source.makeGenerator)
         config.size = size
-        config.bot = bot.map { Bot(level: $0) }
+        config.player = bot.map { .bot(Bot(level: $0)) } ?? .human
         config.moveTime = moveTime
         config.deadAfter = peerTimeout
         config.botNodes = botNodes

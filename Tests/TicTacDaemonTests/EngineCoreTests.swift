@@ -13,7 +13,7 @@ import TicTacTime
     /// Core 0 a bot whose engine plays 15x15 k=5; core 1 a player ("ben") inviting on `size`.
     func net(_ size: BoardSize, maxGames: Int = 4) throws -> CoreNet {
         var bot = config("engine", seed: 61, bot: .perfect)
-        bot.engine = EngineBoards(sizes: [gomoku], maxGames: maxGames)
+        bot.player = .bot(Bot(level: .perfect), engine: EngineBoards(sizes: [gomoku], maxGames: maxGames))
         var ben = config("ben", seed: 62)
         ben.size = size
         var n = CoreNet(bot, ben)
@@ -120,7 +120,7 @@ import TicTacTime
 
     @Test func theEngineGamesCapDeclinesBusy() throws {
         var bot = config("engine", seed: 71, bot: .perfect)
-        bot.engine = EngineBoards(sizes: [gomoku], maxGames: 1)
+        bot.player = .bot(Bot(level: .perfect), engine: EngineBoards(sizes: [gomoku], maxGames: 1))
         var ann = config("ann", seed: 72), ben = config("ben", seed: 73)
         ann.size = gomoku
         ben.size = gomoku

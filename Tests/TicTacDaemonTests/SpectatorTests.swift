@@ -28,7 +28,7 @@ import TicTacTime
         for w in 0..<watchers { _ = n.connect(dialler: 2 + w, to: 0) }
         n.settle()
         if match {
-            if n.cores[0].config.bot == nil { try n.command(0, .invite("ben")) } // a bot that dialled invites by itself
+            if n.cores[0].config.player.isHuman { try n.command(0, .invite("ben")) } // a bot that dialled invites by itself
             n.settle()
             try n.command(1, .accept)
             n.settle()

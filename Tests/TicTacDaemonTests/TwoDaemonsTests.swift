@@ -23,7 +23,7 @@ func config(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig 
     var rng = SplitMix64(seed: seed)
     var c = DaemonConfig(identity: Identity(using: &rng), name: try! DisplayName(name),
                          makeRandom: { randoms.make() })
-    c.bot = bot.map(Bot.init(level:))
+    c.player = bot.map { .bot(Bot(level: $0)) } ?? .human
     return c
 }
 
