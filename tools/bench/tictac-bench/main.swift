@@ -244,7 +244,7 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
         let paced = think > .zero
         var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("load-\(i)"),
                                   capabilities: paced ? [.tictactoe] : [.tictactoe, .bot], makeRandom: seeds.make)
-        if !paced { config.bot = Bot(level: .perfect) }
+        if !paced { config.player = .bot(Bot(level: .perfect)) }
         // Each client listens (a Daemon does) on a port of its own below the kernel's ephemeral
         // range (32768 up): bind(0) searches that range, crowded by every client's dialling port
         // and the first generator's listeners, and took 20 s for the second generator's 5,000
@@ -337,7 +337,7 @@ func serve(port: UInt16, maxConnections: Int, version: UInt8? = nil) throws {
     let random = RandomSource()
     var config = DaemonConfig(name: try DisplayName("load-server"), capabilities: [.tictactoe, .bot],
                               makeRandom: random.makeGenerator)
-    config.bot = Bot(level: .perfect)
+    config.player = .bot(Bot(level: .perfect))
     if let version { config.versions = version...version }
     // Section 3 of tools/bench/run uses PING as an echo, flat out: the flood limit (8 a second,
     // Protocol.md §6) is lifted. Section 5's clients PING only when silent, as the spec says.

@@ -125,7 +125,7 @@ func attack(port: UInt16, idle: Int, noread: Int, games: Int, seconds: Int) thro
     var players: [Daemon] = []
     for i in 0..<games {
         var config = try clientConfig("large-\(i)", seeds: seeds)
-        config.bot = Bot(level: .random) // answers at once
+        config.player = .bot(Bot(level: .random)) // answers at once
         config.size = try BoardSize(rows: 20, cols: 20, k: 5)
         let d = try Daemon(reactor: reactor, config: config)
         d.onEvent = { event in
