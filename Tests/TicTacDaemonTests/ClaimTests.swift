@@ -12,7 +12,7 @@ import TicTacTime
     let resume = ResumeCoreTests()
 
     func claiming(_ name: String, seed: UInt64, limit: Duration = .seconds(60)) -> DaemonConfig {
-        var c = resume.resuming(name, seed: seed)
+        var c = resuming(name, seed: seed)
         c.capabilities.insert(.claims)
         c.adjournLimit = limit
         return c
@@ -22,13 +22,8 @@ import TicTacTime
     func cutGame(moves: Int, annLimit: Duration = .seconds(60), benLimit: Duration = .seconds(60)) throws -> CoreNet {
         var n = CoreNet(claiming("ann", seed: 61, limit: annLimit), claiming("ben", seed: 62, limit: benLimit),
                         claiming("cal", seed: 63))
-        _ = n.connect(dialler: 0, to: 1)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
-        try resume.play(&n, moves: moves)
+        try n.startMatch()
+        try n.play(moves: moves)
         n.close(try resume.lastLink(n))
         return n
     }
@@ -36,12 +31,7 @@ import TicTacTime
     /// ben adjourns and plays cal: his player is in another game.
     func benPlaysCal(_ n: inout CoreNet) throws {
         try n.command(1, .leaveMatch)
-        _ = n.connect(dialler: 1, to: 2)
-        n.settle()
-        try n.command(1, .invite("cal"))
-        n.settle()
-        try n.command(2, .accept)
-        n.settle()
+        try n.startMatch(1, 2, invite: "cal")
     }
 
     /// Time passes a second at a time, every link kept alive.
@@ -106,7 +96,7 @@ import TicTacTime
         #expect(withdrawn(n, 0) == 1)
         #expect(n.records[0].contains { $0.fact == .adjourned }, "the claimed win is withdrawn from the history")
         #expect(resume.resumed(n, 0) == 1 && resume.resumed(n, 1) == 1)
-        try resume.play(&n, moves: 9)
+        try n.play(moves: 9)
         let a = try #require(n.game(0)), b = try #require(n.game(1))
         #expect(a.state == .done && b.state == .done && a.moves == b.moves)
         let mirror: [GameResult: GameResult] = [.won: .lost, .lost: .won, .draw: .draw]
@@ -123,7 +113,7 @@ import TicTacTime
         reconnect(&n)
         #expect(withdrawn(n, 0) == 1 && withdrawn(n, 1) == 1)
         #expect(resume.resumed(n, 0) == 1 && resume.resumed(n, 1) == 1)
-        try resume.play(&n, moves: 9)
+        try n.play(moves: 9)
         let a = try #require(n.game(0)), b = try #require(n.game(1))
         #expect(a.state == .done && b.state == .done && a.moves == b.moves)
         #expect(n.errors.isEmpty, "\(n.errors)")
@@ -164,7 +154,7 @@ import TicTacTime
         reconnect(&n)
         // Moves are made until the side to move has a winning cell.
         func winningMove(_ n: CoreNet) -> (side: Int, cell: Int)? {
-            guard let side = resume.mover(n), let game = n.game(side) else { return nil }
+            guard let side = n.mover, let game = n.game(side) else { return nil }
             let cell = game.board.emptyCells.first { cell in
                 var b = game.board
                 do { try b.place(game.piece, at: cell) } catch { return false }
@@ -173,7 +163,7 @@ import TicTacTime
             }
             return cell.map { (side, $0) }
         }
-        while winningMove(n) == nil, n.game(0)?.state != .done { try resume.play(&n, moves: 1) }
+        while winningMove(n) == nil, n.game(0)?.state != .done { try n.play(moves: 1) }
         let (side, winning) = try #require(winningMove(n))
         try n.command(side, .move(winning))
         n.close(try resume.lastLink(n))

@@ -158,15 +158,35 @@ struct CoreNet {
         }
     }
 
-    /// Core 0 dials core 1 and invites it by `name`; core 1 accepts: the match starts, its first
-    /// roll decided.
-    mutating func startMatch(invite name: String = "ben") throws(CommandError) {
-        _ = connect(dialler: 0)
+    /// `inviter` dials `invitee` and invites it by `name`; `invitee` accepts: the match starts,
+    /// its first roll decided.
+    mutating func startMatch(_ inviter: Int = 0, _ invitee: Int = 1, invite name: String = "ben") throws(CommandError) {
+        _ = connect(dialler: inviter, to: invitee)
         settle()
-        try command(0, .invite(name))
+        try command(inviter, .invite(name))
         settle()
-        try command(1, .accept)
+        try command(invitee, .accept)
         settle()
+    }
+
+    /// Core 0 or 1, whichever has the move in their game.
+    var mover: Int? {
+        if game(0)?.state == .myTurn { return 0 }
+        return game(1)?.state == .myTurn ? 1 : nil
+    }
+
+    /// A fixed order of cells: `play`'s each move takes the first still empty.
+    static let script = [4, 0, 8, 2, 6, 3, 5, 1, 7]
+
+    /// Up to `moves` moves between cores 0 and 1 in `script`'s order, each settled; stops when
+    /// nobody has the move.
+    mutating func play(moves: Int) throws {
+        for _ in 0..<moves {
+            guard let side = mover, let board = game(side)?.board else { return }
+            let cell = try #require(Self.script.first { board.emptyCells.contains($0) })
+            try command(side, .move(cell))
+            settle()
+        }
     }
 
     mutating func command(_ i: Int, _ c: PlayerCommand) throws(CommandError) {

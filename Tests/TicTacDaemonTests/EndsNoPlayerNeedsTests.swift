@@ -14,8 +14,8 @@ import TicTacTime
     /// move was made, so our history keeps it too, and the game has one move list.
     @Test func aMoveThatCrossedOurResignationAndOurLeavingIsRecorded() throws {
         var n = try resume.inGame(ann: claims.claiming("ann", seed: 61), ben: claims.claiming("ben", seed: 62))
-        try resume.play(&n, moves: 1)
-        let side = try #require(resume.mover(n)), other = 1 - side
+        try n.play(moves: 1)
+        let side = try #require(n.mover), other = 1 - side
         let cell = try #require(n.game(side)?.board.emptyCells.first)
         try n.command(other, .resign) // in the peer's turn
         try n.command(side, .move(cell)) // crosses it
@@ -33,7 +33,7 @@ import TicTacTime
         claims.reconnect(&n)
         var benWins = false
         while n.game(0)?.state != .done {
-            guard let side = resume.mover(n), let game = n.game(side) else { break }
+            guard let side = n.mover, let game = n.game(side) else { break }
             let win = game.board.emptyCells.first { c in
                 var b = game.board
                 do { try b.place(game.piece, at: c) } catch { return false }
@@ -45,7 +45,7 @@ import TicTacTime
                 benWins = true
                 break
             }
-            try resume.play(&n, moves: 1)
+            try n.play(moves: 1)
         }
         try #require(benWins, "ben has a winning move in this game")
         n.close(try resume.lastLink(n))

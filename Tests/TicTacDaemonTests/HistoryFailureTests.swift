@@ -16,9 +16,7 @@ import TicTacWire
     func aMoveThatCannotBeStoredIsNeverSent(atTheEnd: Bool) throws {
         let reactor = try Reactor()
         func resuming(_ name: String, _ seed: UInt64, _ bot: BotLevel) -> DaemonConfig {
-            var c = config(name, seed: seed, bot: bot)
-            c.capabilities.insert(.resume)
-            c.keepsHistory = true
+            var c = TicTacDaemonTests.resuming(name, seed: seed, bot: bot)
             c.versions = 1...1 // the test reads the frames alpha sends
             return c
         }

@@ -9,13 +9,6 @@ import TicTacTime
 /// (Protocol.md §13): each source address and each network prefix has a share, so an honest
 /// peer's game is still kept when its link is lost.
 @Suite struct KeptGameShareTests {
-    func resuming(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
-        var c = config(name, seed: seed, bot: bot)
-        c.capabilities.insert(.resume)
-        c.keepsHistory = true
-        return c
-    }
-
     /// Core `h` dials the bot from `address`, invites it, and its link is lost once the game is on.
     func playAndVanish(_ n: inout CoreNet, _ h: Int, from address: String) throws {
         let link = n.connect(dialler: h, to: 0, address: address)

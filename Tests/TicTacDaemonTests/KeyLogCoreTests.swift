@@ -10,12 +10,7 @@ import TicTacWire
         ann.logsKeys = true
         ben.logsKeys = true
         var n = CoreNet([ann, ben], sealed: true)
-        _ = n.connect(dialler: 0, to: 1)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
+        try n.startMatch()
         #expect(n.keys[0].count == 1 && n.keys[1].count == 1)
         let keys = try #require(n.keys[0].first)
         #expect(n.keys[1].first == keys) // both sides derive the same two keys

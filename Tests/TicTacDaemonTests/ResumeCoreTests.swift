@@ -9,14 +9,6 @@ import TicTacTime
 /// delivery the test controls: the link is cut at every point of a game, with the frames in
 /// flight lost, and the same game must go on to the same end on both sides.
 @Suite struct ResumeCoreTests {
-    func resuming(_ name: String, seed: UInt64, window: Duration = .seconds(600)) -> DaemonConfig {
-        var c = config(name, seed: seed)
-        c.capabilities.insert(.resume)
-        c.keepsHistory = true
-        c.resumeWindow = window
-        return c
-    }
-
     /// ann and ben (both able to resume) in a game, its first move decided.
     func inGame(ann: DaemonConfig? = nil, ben: DaemonConfig? = nil) throws -> CoreNet {
         var n = CoreNet(ann ?? resuming("ann", seed: 61), ben ?? resuming("ben", seed: 62))
@@ -25,23 +17,6 @@ import TicTacTime
     }
 
     /// The side to move, or nil.
-    func mover(_ n: CoreNet) -> Int? {
-        if n.game(0)?.state == .myTurn { return 0 }
-        if n.game(1)?.state == .myTurn { return 1 }
-        return nil
-    }
-
-    /// A fixed order of cells; each move takes the first still empty.
-    let script = [4, 0, 8, 2, 6, 3, 5, 1, 7]
-
-    func play(_ n: inout CoreNet, moves: Int) throws {
-        for _ in 0..<moves {
-            guard let side = mover(n), let board = n.game(side)?.board else { return }
-            let cell = try #require(script.first { board.emptyCells.contains($0) })
-            try n.command(side, .move(cell))
-            n.settle()
-        }
-    }
 
     func lastLink(_ n: CoreNet) throws -> LinkID { try #require(n.wires.keys.filter { !n.closed.contains($0) }.max()) }
 
@@ -62,7 +37,7 @@ import TicTacTime
     /// offers the game again on the same link, and the game goes on (no new link needed).
     @Test func aBusyAnswerIsFollowedByAnOfferOnceThePlayerIsFree() throws {
         var n = try inGame()
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         n.close(try lastLink(n))
         // ann adjourns it and goes to invite someone else: her seat is taken.
         try n.command(0, .leaveMatch)
@@ -79,13 +54,13 @@ import TicTacTime
         n.advance(by: .milliseconds(1))
         n.settle()
         #expect(resumed(n, 0) == 1 && resumed(n, 1) == 1)
-        try play(&n, moves: 9)
+        try n.play(moves: 9)
         #expect(n.errors.isEmpty, "\(n.errors)")
     }
 
     @Test func aCutGameIsKeptOnBothSidesAndGoesOnWhenTheLinkIsBack() throws {
         var n = try inGame()
-        try play(&n, moves: 3)
+        try n.play(moves: 3)
         let before = try #require(n.game(0)?.moves)
         n.close(try lastLink(n))
         #expect(interrupted(n, 0) == 1 && interrupted(n, 1) == 1)
@@ -94,7 +69,7 @@ import TicTacTime
         reconnect(&n)
         #expect(resumed(n, 0) == 1 && resumed(n, 1) == 1)
         #expect(n.game(0)?.moves == before && n.game(1)?.moves == before)
-        try play(&n, moves: 9)
+        try n.play(moves: 9)
         let a = try #require(n.game(0)), b = try #require(n.game(1))
         #expect(a.state == .done && b.state == .done && a.moves == b.moves)
         #expect(n.errors.isEmpty, "\(n.errors)")
@@ -106,17 +81,17 @@ import TicTacTime
     @Test(arguments: 0...7, [false, true])
     func everyCutPointResumesToTheSameEnd(after moves: Int, lostInFlight: Bool) throws {
         var n = try inGame()
-        try play(&n, moves: moves)
-        if let side = mover(n), let board = n.game(side)?.board {
+        try n.play(moves: moves)
+        if let side = n.mover, let board = n.game(side)?.board {
             // One more move is made; its MOVE is lost with the link, or reaches the peer first.
-            let cell = try #require(script.first { board.emptyCells.contains($0) })
+            let cell = try #require(CoreNet.script.first { board.emptyCells.contains($0) })
             try n.command(side, .move(cell))
             if !lostInFlight { n.settle() }
         }
         n.close(try lastLink(n))
         reconnect(&n)
         #expect(n.errors.isEmpty, "\(n.errors)")
-        try play(&n, moves: 9)
+        try n.play(moves: 9)
         // What each side recorded: every move once, in order, the same cells, mirrored results.
         let moved = n.records.map { $0.compactMap { if case let .moved(k, c, _) = $0.fact { (k, c) } else { nil } } }
         let ended = n.records.map { $0.compactMap { if case let .ended(r, _) = $0.fact { r } else { nil } } }
@@ -139,7 +114,7 @@ import TicTacTime
             ben.capabilities.insert(.rollResume)
         }
         var n = try inGame(ann: ann, ben: ben)
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         let key = try #require(n.game(0)?.key)
         n.close(try lastLink(n))
         n.drop = { _, m in if case .resume = m { true } else { false } } // only the forged one arrives
@@ -165,7 +140,7 @@ import TicTacTime
 
     @Test func aReplayedResumeAfterTheGameWentOnIsAnErrorAndChangesNothing() throws {
         var n = try inGame()
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         let key = try #require(n.game(0)?.key), moves = try #require(n.game(0)?.moves)
         n.close(try lastLink(n))
         reconnect(&n)
@@ -194,13 +169,8 @@ import TicTacTime
 
     @Test func aThirdDaemonThatKnowsTheKeyCannotTakeTheGame() throws {
         var n = CoreNet(resuming("ann", seed: 61), resuming("ben", seed: 62), resuming("eve", seed: 63))
-        _ = n.connect(dialler: 0, to: 1)
-        n.settle()
-        try n.command(0, .invite("ben"))
-        n.settle()
-        try n.command(1, .accept)
-        n.settle()
-        try play(&n, moves: 2)
+        try n.startMatch()
+        try n.play(moves: 2)
         let moves = try #require(n.game(0)?.moves)
         let key = try #require(n.game(0)?.key)
         n.close(try lastLink(n))
@@ -218,7 +188,7 @@ import TicTacTime
 
     @Test func theWindowPassesTheGameIsAdjournedAndOfferedAgainLater() throws {
         var n = try inGame(ann: resuming("ann", seed: 61, window: .seconds(30)))
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         n.close(try lastLink(n))
         n.advance(by: .seconds(31))
         #expect(n.count(0) { if case .gameAdjourned = $0 { true } else { false } } == 1)
@@ -230,7 +200,7 @@ import TicTacTime
 
     @Test func thePlayerAdjournsWithLobbyAndIsFreeToPlayOthers() throws {
         var n = try inGame()
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         n.close(try lastLink(n))
         try n.command(0, .leaveMatch)
         #expect(n.cores[0].presenceState == .idle && n.cores[0].seatFault == nil)
@@ -239,7 +209,7 @@ import TicTacTime
 
     @Test func resigningApartIsALossAndThePeerLearnsItWhenBack() throws {
         var n = try inGame()
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         n.close(try lastLink(n))
         try n.command(0, .resign)
         #expect(n.records[0].last?.fact == .ended(.lost, how: .resigned))
@@ -251,7 +221,7 @@ import TicTacTime
 
     @Test func quittingAdjournsTheGameAndThePeerWaits() throws {
         var n = try inGame()
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         n.leaveAll(0)
         #expect(n.records[0].last?.fact == .adjourned)
         #expect(interrupted(n, 1) == 1)
@@ -262,7 +232,7 @@ import TicTacTime
         var old = config("ben", seed: 62)
         old.keepsHistory = true
         var n = try inGame(ben: old)
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         n.leaveAll(0)
         #expect(n.records[0].contains { if case .ended(.lost, _) = $0.fact { true } else { false } })
         #expect(n.records[1].contains { if case .ended(.won, _) = $0.fact { true } else { false } })
@@ -279,7 +249,7 @@ import TicTacTime
             n.settle()
             try n.command(other, .accept)
             n.settle()
-            try play(&n, moves: 1)
+            try n.play(moves: 1)
             n.close(try lastLink(n))
             if other == 1 { try n.command(0, .leaveMatch) } // adjourned: ann is free to play cy
         }
@@ -289,7 +259,7 @@ import TicTacTime
 
     @Test func aProtocolFaultEndsTheGameAsBefore() throws {
         var n = try inGame()
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         n.inject(.hello(Hello(instanceID: n.cores[1].config.instanceID, name: try DisplayName("ben"), capabilities: [],
                               publicKey: Array(repeating: 0, count: 32), nonce: ID128(high: 0, low: 1))), to: 0, link: try lastLink(n))
         n.settle()
@@ -301,7 +271,7 @@ import TicTacTime
         var old = config("ben", seed: 62)
         old.keepsHistory = true
         var n = try inGame(ben: old)
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         n.close(try lastLink(n))
         #expect(interrupted(n, 0) == 0 && interrupted(n, 1) == 0)
         #expect(n.count(0) { if case .disconnected = $0 { true } else { false } } == 1)

@@ -9,13 +9,6 @@ import TicTacWire
 /// arrived in a roll: "RESUME during a game", the link closed, and the inviter counted a win by
 /// forfeit (found by tools/lan/test-discovery: a player and a bot that had played before).
 @Suite struct ResumeOrderTests {
-    func resuming(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig {
-        var c = config(name, seed: seed, bot: bot)
-        c.capabilities.insert(.resume)
-        c.keepsHistory = true
-        return c
-    }
-
     @Test func anInvitationWaitingForItsDialGoesAfterTheRESUME() throws {
         var ann = resuming("ann", seed: 71)
         let ben = resuming("ben", seed: 72, bot: .perfect) // accepts at once

@@ -16,7 +16,7 @@ import TicTacTime
 
     @Test func anOpponentWhoTurnsWatchingOffIsNoLongerWatchedHereThenOnAgainIs() throws {
         var n = try s.net(watchers: 2)
-        try s.play(&n, moves: 1)
+        try n.play(moves: 1)
         try s.watch(&n, 2)
         #expect(isGame(s.updates(n, 2).first))
 
@@ -32,7 +32,7 @@ import TicTacTime
         try s.watch(&n, 3, Watch(.list))
         #expect(s.updates(n, 3).last == .games([]), "and the game is not listed")
         let seen = moves(n, 2)
-        try s.play(&n, moves: 2)
+        try n.play(moves: 2)
         #expect(moves(n, 2) == seen, "no move told after the stop")
 
         try n.command(1, .spectators(true))
@@ -44,7 +44,7 @@ import TicTacTime
         try s.watch(&n, 3)
         guard case let .game(g) = s.updates(n, 3).last else { Issue.record("served again: \(s.updates(n, 3))"); return }
         #expect(g.moves.map(Int.init) == n.game(0)?.moves)
-        try s.play(&n, moves: 1)
+        try n.play(moves: 1)
         #expect(moves(n, 3) == 1)
         #expect(n.errors.isEmpty && n.closed.isEmpty, "\(n.errors)")
     }
@@ -112,7 +112,7 @@ import TicTacTime
         n.send(.spectators(false), from: 2, link: 2)
         n.settle()
         #expect(!n.closed.contains(2) && n.errors.isEmpty)
-        try s.play(&n, moves: 1)
+        try n.play(moves: 1)
         #expect(moves(n, 2) == 1, "the watcher still follows")
     }
 

@@ -61,21 +61,6 @@ import TicTacTime
         return out
     }
 
-    func mover(_ n: CoreNet) -> Int? {
-        if n.game(0)?.state == .myTurn { return 0 }
-        return n.game(1)?.state == .myTurn ? 1 : nil
-    }
-
-    let script = [4, 0, 8, 2, 6, 3, 5, 1, 7]
-
-    func play(_ n: inout CoreNet, moves: Int) throws {
-        for _ in 0..<moves {
-            guard let side = mover(n), let board = n.game(side)?.board else { return }
-            let cell = try #require(script.first { board.emptyCells.contains($0) })
-            try n.command(side, .move(cell))
-            n.settle()
-        }
-    }
 
     func watch(_ n: inout CoreNet, _ i: Int, _ w: Watch = Watch(.follow)) throws {
         try n.command(i, .watch("ann", w))
@@ -84,11 +69,11 @@ import TicTacTime
 
     @Test func aLateWatcherGetsTheBoardSoFarThenEveryMoveTheEndAndTheNextGame() throws {
         var n = try net()
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         try watch(&n, 2)
         var games = seen(n, 2)
         #expect(games.count == 1 && games.first?.moves == n.game(0)?.moves, "the board so far")
-        try play(&n, moves: 9)
+        try n.play(moves: 9)
         let ann = try #require(n.game(0))
         #expect(ann.state == .done)
         games = seen(n, 2)
@@ -110,7 +95,7 @@ import TicTacTime
         try watch(&n, 2)
         for _ in 0..<5 { // ben moves; the bot answers at once, and rematches at once when it ends
             guard let board = n.game(1)?.board, n.game(1)?.state == .myTurn else { break }
-            let cell = try #require(script.first { board.emptyCells.contains($0) })
+            let cell = try #require(CoreNet.script.first { board.emptyCells.contains($0) })
             try n.command(1, .move(cell))
             n.settle()
         }
@@ -126,7 +111,7 @@ import TicTacTime
 
     @Test func aWatchersMessagesNeverChangeAGame() throws {
         var n = try net(watchers: 2)
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         try watch(&n, 2)
         try watch(&n, 3)
         let before = try #require(n.game(0)?.moves)
@@ -138,7 +123,7 @@ import TicTacTime
         #expect(n.game(0)?.moves == before && n.game(1)?.moves == before)
         #expect(n.game(0)?.state == .myTurn || n.game(0)?.state == .opponentTurn)
         #expect(!n.closed.contains(1), "the players' link is untouched")
-        try play(&n, moves: 9)
+        try n.play(moves: 9)
         #expect(n.game(0)?.state == .done && n.game(0)?.moves == n.game(1)?.moves)
     }
 
@@ -182,7 +167,7 @@ import TicTacTime
         try m.command(0, .spectators(false))
         m.settle()
         #expect(updates(m, 2).last == .stopped(.off) && m.cores[0].watcherCount == 0)
-        try play(&m, moves: 2)
+        try m.play(moves: 2)
         #expect(updates(m, 2).count(where: { if case .move = $0 { true } else { false } }) == 0)
     }
 
@@ -196,7 +181,7 @@ import TicTacTime
                 "ann's game with ben is not listed: \(updates(n, 2))")
         try watch(&n, 2)
         #expect(updates(n, 2).last == .stopped(.off))
-        try play(&n, moves: 2)
+        try n.play(moves: 2)
         #expect(updates(n, 2).count(where: { if case .move = $0 { true } else { false } }) == 0)
     }
 
@@ -209,7 +194,7 @@ import TicTacTime
         n.settle()
         try n.command(1, .accept)
         n.settle()
-        try play(&n, moves: 1)
+        try n.play(moves: 1)
         try watch(&n, 2, Watch(.list))
         let ben = WatchPlayer(id: n.cores[1].config.instanceID, name: n.cores[1].config.name)
         #expect(updates(n, 2).last == .games([ListedGame(opponent: ben, rows: 3, cols: 3, k: 3, moves: 1)]))
@@ -234,7 +219,7 @@ import TicTacTime
         try watch(&n, 2)
         #expect(n.bounds[0][2] == n.cores[0].config.maxWatcherBacklog)
         #expect(n.bounds[0][1] == nil, "the players' link keeps the shell's own bound")
-        let side = try #require(mover(n))
+        let side = try #require(n.mover)
         let annMoves = side == 0
         if !annMoves { // ben moves: ann's daemon receives it, forwards nothing to ben, tells the watcher
             try n.command(1, .move(4))

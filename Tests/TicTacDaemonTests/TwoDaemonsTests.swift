@@ -27,6 +27,15 @@ func config(_ name: String, seed: UInt64, bot: BotLevel? = nil) -> DaemonConfig 
     return c
 }
 
+/// `config` for a daemon that keeps its games across a lost link (`window`) and a history.
+func resuming(_ name: String, seed: UInt64, bot: BotLevel? = nil, window: Duration = .seconds(600)) -> DaemonConfig {
+    var c = config(name, seed: seed, bot: bot)
+    c.capabilities.insert(.resume)
+    c.keepsHistory = true
+    c.resumeWindow = window
+    return c
+}
+
 /// Collects one daemon's events.
 final class Log {
     var events: [DaemonEvent] = []
