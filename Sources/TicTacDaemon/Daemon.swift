@@ -38,13 +38,18 @@ public final class Daemon {
     /// (DaemonCore.linkToDrop); with none, it is refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
     /// descriptor limit, which `init` raises to the hard limit.
     public var maxConnections: Int
-    /// Links at most from one source address (Protocol.md §5, `busy`): one host cannot take
-    /// every slot.
-    public var maxLinksPerAddress = 32
-    /// Links at most from one network prefix (SourcePrefix: /24, /64; Protocol.md §5, `busy`):
-    /// one host with many addresses cannot take every slot either. Never below
-    /// `maxLinksPerAddress` (a prefix holds at least one address's share).
-    public var maxLinksPerPrefix = 1024
+    /// Accepted connections at most from one source address (Protocol.md §5, `busy`): one host
+    /// cannot take every slot (the core's Admission decides).
+    public var maxLinksPerAddress: Int {
+        get { core.maxLinksPerAddress }
+        set { core.maxLinksPerAddress = newValue }
+    }
+    /// The same from one network prefix (SourcePrefix: /24, /64): one host with many addresses
+    /// cannot take every slot either. Never below `maxLinksPerAddress`.
+    public var maxLinksPerPrefix: Int {
+        get { core.maxLinksPerPrefix }
+        set { core.maxLinksPerPrefix = newValue }
+    }
     /// Refused connections still flushing their ERROR `busy`; past `maxRefusing` a refused
     /// connection is closed bare, so refusing costs at most that many descriptors.
     private var refusals: [ObjectIdentifier: FrameConnection] = [:]
@@ -53,8 +58,6 @@ public final class Daemon {
     private let maxRefusing = 64
     /// Trims the heap after a burst of closes (a flood gone).
     private lazy var trimmer = HeapTrimmer(reactor: reactor)
-    /// Open connections per source address and prefix (accepted ones).
-    private var sources = SourceCounts()
     /// Connections refused or dropped for room (busy), for logs and tests.
     public private(set) var refusedCount = 0
 
@@ -145,19 +148,10 @@ public final class Daemon {
 
     private func accepted(_ fd: Int32, _ remote: SocketAddress) {
         let ip = remote.ip
-        if sources.links(from: ip) >= maxLinksPerAddress {
-            return refuse(fd, remote, "too many connections from \(ip) (at most \(maxLinksPerAddress))")
-        }
-        let prefix = SourcePrefix.of(ip)
-        let prefixLimit = max(maxLinksPerPrefix, maxLinksPerAddress)
-        if sources.links(inPrefix: prefix) >= prefixLimit {
-            return refuse(fd, remote, "too many connections from \(prefix) (at most \(prefixLimit))")
-        }
-        if connections.count >= maxConnections {
-            // Make room at the greediest source's expense rather than refusing (Protocol.md §5).
-            guard let idle = core.linkToDrop(forNewcomerFrom: ip) else {
-                return refuse(fd, remote, "at the connection limit (\(maxConnections))")
-            }
+        switch core.admit(from: ip, connections: connections.count, maxConnections: maxConnections) {
+        case .accept: break
+        case let .refuse(why): return refuse(fd, remote, why)
+        case let .acceptDropping(idle):
             refusedCount += 1
             core.dropForRoom(idle, now: reactor.now)
             apply()
@@ -172,7 +166,6 @@ public final class Daemon {
         }
         let id = nextLink
         nextLink += 1
-        sources.add(ip)
         wire(conn, id: id)
         tap?(id, reactor.now, .opened(outgoing: false, remote: remote))
         core.handle(.linkOpened(id, outgoing: false, address: ip, port: remote.port), now: reactor.now)
@@ -228,7 +221,7 @@ public final class Daemon {
             connections.removeValue(forKey: id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
             trimmer.linkClosed()
-            if !conn.isOutgoing { release(conn.remote.ip) }
+            core.connectionGone(id)
             if !conn.isConnected, conn.isOutgoing, !leaving {
                 // The core never saw this link: the next address is tried.
                 if !fallback.isEmpty { return connect(to: fallback, dialling: peer, since: since, onConnected: onConnected, onFailure: onFailure) }
@@ -245,12 +238,12 @@ public final class Daemon {
     private func close(_ id: LinkID, flush: Bool) {
         guard let conn = connections[id] else { return }
         // Already closed this turn (the peer's FIN, an error): the close callback wire() set is
-        // on its way, at the end of the turn, and does all of this itself (releases the address,
-        // tells the core). Releasing here too let one address past its limit, and the
+        // on its way, at the end of the turn, and does all of this itself (tells the core the
+        // connection is gone, then closed). Releasing here too let one address past its limit, and the
         // connection stayed in `lingering` for good (its new callback could never run).
         guard !conn.isClosed else { return }
         connections.removeValue(forKey: id)
-        if !conn.isOutgoing { release(conn.remote.ip) }
+        core.connectionGone(id)
         conn.onMessage = nil
         conn.onDecodeError = nil
         let key = ObjectIdentifier(conn)
@@ -266,8 +259,6 @@ public final class Daemon {
             apply()
         }
     }
-
-    private func release(_ ip: String) { sources.remove(ip) }
 
     // MARK: - Actions and the timer
 

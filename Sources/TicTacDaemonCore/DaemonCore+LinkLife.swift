@@ -13,6 +13,7 @@ extension DaemonCore {
         let link = Link(id: id, outgoing: outgoing, address: address, port: outgoing ? port : nil,
                         openedAt: now, nonce: nonce, ephemeral: highest >= 2 ? ephemeralKey() : nil)
         links.insert(link)
+        if !outgoing { admission.opened(id, from: address) }
         deadlines.touch(id)
         // The header carries our highest version (Protocol.md §4); the receiver reads only fields 1 and 2.
         outbox.send(link, handshake.hello(on: link), version: highest)

@@ -67,6 +67,7 @@ public final class DaemonCore: SansIOCore {
     /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).
     var pingsBy = AddressBudget()
     var handshakes: HandshakeBudget
+    var admission = Admission()
 
     public init(config: DaemonConfig) {
         self.config = config
@@ -146,11 +147,16 @@ public final class DaemonCore: SansIOCore {
     /// Peers whose score is kept (for tests: bounded by the links).
     var rememberedScores: Int { lobby.scores.count }
 
-    /// The link to drop to make room for a new connection (Protocol.md §5, `busy`), if any.
-    public func idleLinkToDrop() -> LinkID? { links.idleLinkToDrop() }
-    /// The link to drop so a newcomer from `address` gets a place: from the greediest source
-    /// first (Protocol.md §5, `busy`; LinkRegistry.linkToDrop), if any.
-    public func linkToDrop(forNewcomerFrom address: String) -> LinkID? { links.linkToDrop(forNewcomerFrom: address) }
+    /// Whether a connection accepted from `address` is taken, the shell holding `connections`
+    /// of at most `maxConnections` (Admission: Protocol.md §5's shares).
+    public func admit(from address: String, connections: Int, maxConnections: Int) -> AdmissionVerdict {
+        admission.verdict(for: address, connections: connections, maxConnections: maxConnections, links: links)
+    }
+    /// Accepted connections at most from one source address, and from one network prefix.
+    public var maxLinksPerAddress: Int { get { admission.maxPerAddress } set { admission.maxPerAddress = newValue } }
+    public var maxLinksPerPrefix: Int { get { admission.maxPerPrefix } set { admission.maxPerPrefix = newValue } }
+    /// An accepted connection's socket is gone (it no longer counts towards its source's share).
+    public func connectionGone(_ id: LinkID) { admission.gone(id) }
 
     // MARK: - The core's verbs
 
