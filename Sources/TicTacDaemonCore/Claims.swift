@@ -36,7 +36,7 @@ extension Suspensions {
         guard !elsewhere, s.offeredOn == nil else { s.claimRetry = now + Self.redial; return }
         s.claimed = true
         s.until = nil
-        if links.tracksSeat, links.seat == .suspended(s.peer.id) { links.seat = .idle }
+        links.suspensionEnded(s.peer.id)
         outbox.append(.record(GameFactRecord(.ended(.won, how: .claimed), of: s.match, peer: s.peer.id, peerName: s.peer.name)))
         outbox.emit(.gameClaimed(s.peer, won: true, reason: "\(s.peer.name) stayed away past the adjourn limit (\(config.adjournLimit.wholeSecondsRoundedUp) s)"))
         if let link = links.links(to: s.peer.id).first(where: { $0.ready && !$0.closing && $0.match == nil }) {

@@ -58,7 +58,7 @@ final class Invitations {
             guard let p = lobby.present[peer.id], !p.addresses.isEmpty else { throw .noSuchPeer(who) }
             guard dialing[peer.id] == nil else { throw .alreadyInvited }
             dialing[peer.id] = now
-            if links.tracksSeat { links.seat = .dialling(peer.id, since: now) }
+            links.seatDialling(peer.id, since: now)
             outbox.append(.dial(peer.id, addresses: p.addresses, port: p.port))
             outbox.emit(.inviteSent(to: peer))
             return
@@ -162,7 +162,7 @@ final class Invitations {
 
     private func endDial(_ peer: ID128) {
         dialing[peer] = nil
-        if case .dialling(peer, _) = links.seat { links.seat = .idle }
+        links.dialEnded(peer)
     }
 
     // MARK: The peer

@@ -205,7 +205,7 @@ extension LinkRegistry {
         if link.match != nil { gameCount -= 1 }
         link.activity = activity
         if link.match != nil { gameCount += 1 }
-        if tracksSeat { seat.follow(link.id, activity) }
+        seatFollows(link.id, activity)
     }
 }
 

@@ -10,7 +10,9 @@ final class LinkRegistry {
     /// The link last looked up or added (a frame and its answer look the same one up in a row).
     private var last: Link?
     /// The human player's seat; a bot plays any number of games and keeps none (`tracksSeat`).
-    var seat = Seat.idle
+    /// Moved only by the methods of this file: a link's activity (`setActivity`), its removal,
+    /// a dial, a game kept for a lost link.
+    private(set) var seat = Seat.idle
     let tracksSeat: Bool
     /// Links carrying a match (closing ones included).
     var gameCount = 0
@@ -82,6 +84,17 @@ final class LinkRegistry {
         if tracksSeat { seat.linkGone(id) }
         return link
     }
+
+    /// A link's activity changed (`setActivity`).
+    func seatFollows(_ id: LinkID, _ activity: Activity) { if tracksSeat { seat.follow(id, activity) } }
+    /// Our invitation to `peer` waits for a dial (Invitations).
+    func seatDialling(_ peer: ID128, since: Instant) { if tracksSeat { seat = .dialling(peer, since: since) } }
+    /// The dial to `peer` ended (its link is ready, it failed, or it was cancelled).
+    func dialEnded(_ peer: ID128) { if case .dialling(peer, _) = seat { seat = .idle } }
+    /// Our game with `peer` lost its link and waits for it (Suspensions).
+    func seatSuspended(_ peer: ID128) { if tracksSeat { seat = .suspended(peer) } }
+    /// The game with `peer` that waited is over or taken up on a link.
+    func suspensionEnded(_ peer: ID128) { if seat == .suspended(peer) { seat = .idle } }
 
     /// The link the seat sits at, if it is not closing.
     var seatLink: Link? {

@@ -2,8 +2,8 @@ import TicTacDiscoveryCore
 import TicTacTime
 import TicTacWire
 
-/// Where the human player is: stored, and moved only by `LinkRegistry.setActivity` (a link's
-/// activity), `dial`/`dialEnded` and a link's removal. A human plays one game at a time and
+/// Where the human player is: stored in LinkRegistry and moved only there, by `setActivity` (a
+/// link's activity), a link's removal, `seatDialling`/`dialEnded` and `seatSuspended`/`suspensionEnded`. A human plays one game at a time and
 /// answers one invitation at a time (Protocol.md §8, the lobby's states), so one value says it.
 ///
 /// | seat      | event                                   | then                      |

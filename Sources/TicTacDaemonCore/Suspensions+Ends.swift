@@ -38,7 +38,7 @@ extension Suspensions {
 
     func forget(_ peer: ID128) {
         games[peer] = nil
-        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+        links.suspensionEnded(peer)
     }
 
     /// Facts the paused game queued (a resignation apart) go to the history.

@@ -70,7 +70,7 @@ final class Suspensions {
         held.claimAt = now + config.adjournLimit
         games[peer.id] = held
         matches.drain(link, now: now) // the `interrupted` record
-        if links.tracksSeat { links.seat = .suspended(peer.id) }
+        links.seatSuspended(peer.id)
         outbox.emit(.gameInterrupted(peer, window: config.resumeWindow, reason: reason))
         // The peer already came back on another link (it saw the loss first): offer there now.
         if let other = links.links(to: peer.id).first(where: { $0 !== link && $0.ready && !$0.closing }) {
@@ -169,7 +169,7 @@ final class Suspensions {
     func adjourn(_ peer: ID128, now: Instant) {
         guard let s = games[peer], s.until != nil else { return }
         s.until = nil
-        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+        links.suspensionEnded(peer)
         outbox.append(.record(GameFactRecord(.adjourned, of: s.match, peer: peer, peerName: s.peer.name)))
         outbox.emit(.gameAdjourned(s.peer))
     }
@@ -181,7 +181,7 @@ final class Suspensions {
         s.resignWhenTaken = false
         do { try s.match.game.perform(.resign, now: now) } catch { return }
         flushFacts(s)
-        if links.tracksSeat, links.seat == .suspended(peer) { links.seat = .idle }
+        links.suspensionEnded(peer)
     }
 
     /// A link to `peer` is ready: offer the game we hold with it.
@@ -330,7 +330,7 @@ final class Suspensions {
     /// The game goes on, on `link`.
     private func take(_ s: Suspended, on link: Link, peerMove: Int?, now: Instant) {
         games[s.peer.id] = nil
-        if links.tracksSeat, links.seat == .suspended(s.peer.id) { links.seat = .idle }
+        links.suspensionEnded(s.peer.id)
         link.ignoreGameFrames = false
         matches.prepare(&s.match.game, on: link) // the next games are played on this link
         links.setActivity(link, .playing(s.match))
