@@ -35,7 +35,7 @@ public final class Daemon {
     public var tap: ((LinkID, Instant, LinkTapEvent) -> Void)?
     /// Links at most (open connections, dials included). At the limit a new connection takes
     /// the place of a link of the greediest source, else of an idle stranger
-    /// (DaemonCore.linkToDrop); with none, it is refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
+    /// (DaemonCore.admit); with none, it is refused with ERROR `busy` (Protocol.md §5). The default leaves room under the
     /// descriptor limit, which `init` raises to the hard limit.
     public var maxConnections: Int
     /// Accepted connections at most from one source address (Protocol.md §5, `busy`): one host
@@ -239,7 +239,7 @@ public final class Daemon {
         guard let conn = connections[id] else { return }
         // Already closed this turn (the peer's FIN, an error): the close callback wire() set is
         // on its way, at the end of the turn, and does all of this itself (tells the core the
-        // connection is gone, then closed). Releasing here too let one address past its limit, and the
+        // connection is gone, then closed). Doing it here too once let one address past its limit, and the
         // connection stayed in `lingering` for good (its new callback could never run).
         guard !conn.isClosed else { return }
         connections.removeValue(forKey: id)
