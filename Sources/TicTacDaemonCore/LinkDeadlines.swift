@@ -1,5 +1,10 @@
 import TicTacTime
 
+extension Array where Element: Equatable {
+    /// One modifying access where reading `last` first would make two (docs/performance.md).
+    mutating func appendIfNotLast(_ element: Element) { if last != element { append(element) } }
+}
+
 /// When each link next needs the timer: handshake limit, liveness, PING, invitation, game.
 /// Deadlines live in a min-heap recomputed only for the links an input touched, so the next
 /// deadline is O(log n). An entry is current only while it equals the link's `heapAt`: an
@@ -21,9 +26,7 @@ final class LinkDeadlines {
     }
 
     /// Marks a link's deadline for recomputing; a frame and its answer touch one link in a row.
-    func touch(_ id: LinkID) {
-        if touched.last != id { touched.append(id) }
-    }
+    func touch(_ id: LinkID) { touched.appendIfNotLast(id) }
 
     /// The nearest deadline of every link.
     func next(in links: LinkRegistry) -> Instant? {

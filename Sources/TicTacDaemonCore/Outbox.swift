@@ -27,8 +27,7 @@ final class Outbox {
         guard !link.closing else { return }
         deadlines.touch(link.id) // sending is how almost every state change shows: timers may move
         var bytes = spareFrameBuffers.popLast() ?? []
-        message.encode(into: &bytes, version: version ?? link.version ?? self.version)
-        if link.session.cipher != nil, link.session.cipher?.seal(&bytes, frameAt: 0) != true {
+        if !link.session.frame(message, into: &bytes, version: version, fallback: self.version) {
             // The counter is spent (2^64 - 1 frames): no nonce may repeat, so the link ends.
             link.closeReason = "the link's frame counter is spent"
             log("closing link \(link.id) to \(link.address): \(link.closeReason ?? "")")
