@@ -41,10 +41,14 @@ public final class Reactor {
     private var deferred: [() -> Void] = []
     /// Told when the loop could not run for longer than `stallThreshold` (`whenStalled`).
     private var stallWatchers: [(Duration) -> Void] = []
-    /// The last stall check: the clock then, and how long the loop could rightly stay away from it.
-    private var checkpoint: (at: Instant, allowedNs: Int64)?
+    /// The last stall check, the threshold and whether anyone watches: one value, so a check
+    /// costs one access (docs/performance.md).
+    private var stall = StallCheck()
     /// A gap between turns past what was asked for, above this, is a stall (`whenStalled`).
-    public var stallThreshold: Duration = .seconds(1)
+    public var stallThreshold: Duration {
+        get { .nanoseconds(stall.thresholdNs) }
+        set { stall.thresholdNs = newValue.wholeNanoseconds }
+    }
 
     /// One read buffer for every connection of the loop (reads never overlap on one thread),
     /// allocated once: a temporary of this size is not on the stack but a malloc per read.
@@ -173,6 +177,7 @@ public final class Reactor {
     /// answer is not judged before its owner hears of the stall.
     public func whenStalled(_ body: @escaping (Duration) -> Void) {
         stallWatchers.append(body)
+        stall.watched = true
     }
 
     /// A stall check: the time since the last check beyond `allowedNs` (the wait asked for;
@@ -180,16 +185,12 @@ public final class Reactor {
     /// allows. Returns the clock as read (after the watchers, if they ran).
     @discardableResult
     private func checkStall(allowingNext allowedNs: Int64) -> Instant {
-        var t = now
-        if let c = checkpoint, c.allowedNs >= 0, !stallWatchers.isEmpty {
-            let over = t.nanoseconds - c.at.nanoseconds - c.allowedNs
-            if over > stallThreshold.wholeNanoseconds {
-                for watcher in stallWatchers { watcher(.nanoseconds(over)) }
-                t = now // their work is not a stall
-            }
-        }
-        checkpoint = (t, allowedNs)
-        return t
+        let t = now
+        guard let over = stall.step(to: t, allowingNext: allowedNs) else { return t }
+        for watcher in stallWatchers { watcher(.nanoseconds(over)) }
+        let after = now // their work is not a stall
+        stall.checkpoint = (after, allowedNs)
+        return after
     }
 
     // MARK: The loop
@@ -197,7 +198,7 @@ public final class Reactor {
     /// Runs until `stop()`.
     public func run() throws(NetError) {
         stopped = false
-        checkpoint = nil
+        stall.checkpoint = nil
         while !stopped {
             try turn(maxWait: nil)
         }
@@ -208,7 +209,7 @@ public final class Reactor {
 
     /// One turn: wait for I/O until the nearest timer (at most `maxWait`), dispatch, fire timers.
     public func runOnce(maxWait: Duration? = nil) throws(NetError) {
-        checkpoint = nil // a caller turning the loop by hand may rightly stay away between turns
+        stall.checkpoint = nil // a caller turning the loop by hand may rightly stay away between turns
         try turn(maxWait: maxWait)
     }
 
@@ -274,5 +275,22 @@ public final class Reactor {
             heap.popFirst()
             if let body = take(top.value) { body() }
         }
+    }
+}
+
+/// The loop's last stall check: the clock then and how long the loop could rightly stay away
+/// from it, the threshold past which a gap is a stall, and whether anyone watches (`whenStalled`).
+private struct StallCheck {
+    var checkpoint: (at: Instant, allowedNs: Int64)?
+    var thresholdNs: Int64 = 1_000_000_000
+    var watched = false
+
+    /// Moves the checkpoint to `t`; returns how far past what the last check allowed the loop
+    /// came, when someone watches and that is over the threshold.
+    mutating func step(to t: Instant, allowingNext allowedNs: Int64) -> Int64? {
+        defer { checkpoint = (t, allowedNs) }
+        guard watched, let c = checkpoint, c.allowedNs >= 0 else { return nil }
+        let over = t.nanoseconds - c.at.nanoseconds - c.allowedNs
+        return over > thresholdNs ? over : nil
     }
 }
