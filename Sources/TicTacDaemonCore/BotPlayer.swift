@@ -8,6 +8,7 @@ import TicTacWire
 /// human. It answers invitations at once (accepted unless a limit says busy or the board is not
 /// its own), invites the peers it dialled whenever idle with them, makes its moves (at once, by a
 /// search handed to the shell, or by its engine) and starts the next game as soon as one ends.
+/// It plays through the Matches it is given.
 /// A human's daemon has none: its invitations wait for the player, one game at a time (the seat).
 final class BotPlayer {
     private let bot: Bot
@@ -17,7 +18,6 @@ final class BotPlayer {
     private let links: LinkRegistry
     private let outbox: Outbox
     private let lobby: Lobby
-    private let matches: Matches
     /// When and where it thinks.
     let scheduler: BotScheduler
     /// Peers it dialled to play (`--connect`): it invites them whenever idle with them.
@@ -35,15 +35,13 @@ final class BotPlayer {
     /// The game events it acts on, added to those the front is given.
     static let actsOn: GameEventKinds = [.yourTurn, .gameOver]
 
-    init(_ bot: Bot, engine: EngineBoards?, config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby,
-         matches: Matches, seed: UInt64) {
+    init(_ bot: Bot, engine: EngineBoards?, config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, seed: UInt64) {
         self.bot = bot
         self.engine = engine
         self.config = config
         self.links = links
         self.outbox = outbox
         self.lobby = lobby
-        self.matches = matches
         scheduler = BotScheduler(seed: seed)
         rate = GameRate(limit: config.maxGamesPerPeerPerMinute)
         newPlayers = NewPlayerRate(perAddress: config.maxNewPlayersPerAddressPerHour)
@@ -106,7 +104,7 @@ final class BotPlayer {
     func gameStarted(with peer: ID128, now: Instant) { rate.count(peer, now: now) }
 
     /// A game event on `link` (`actsOn`): its turn is queued, and a game over starts the next.
-    func shown(_ event: GameEvent, on link: Link, now: Instant) {
+    func shown(_ event: GameEvent, on link: Link, in matches: Matches, now: Instant) {
         switch event {
         case .yourTurn: scheduler.turnDue(link.id)
         case .gameOver:
@@ -116,14 +114,14 @@ final class BotPlayer {
             }
             link.match?.noteEnd() // before the rematch clears it
             if link.match?.game.opponentMoved == true { games += 1 }
-            rematch(link, now: now)
+            rematch(link, in: matches, now: now)
         default: break
         }
     }
 
     /// Makes the due moves: at once without a search, else queued for the shell (`think`) or
     /// asked of the engine.
-    func playTurns(now: Instant) {
+    func playTurns(_ matches: Matches, now: Instant) {
         while let id = scheduler.nextTurn() {
             guard let link = links[id], let match = link.match, match.game.state == .myTurn else { continue }
             switch mover(on: match.game.size) {
@@ -143,7 +141,7 @@ final class BotPlayer {
 
     /// A search handed out with `think` is done: the move is made if its game still waits for
     /// it in the same position (the game may have ended meanwhile).
-    func searchDone(_ result: BotSearchResult, now: Instant) {
+    func searchDone(_ result: BotSearchResult, _ matches: Matches, now: Instant) {
         guard let board = scheduler.searchDone(result) else { return }
         if let link = links[result.link], !link.closing, let match = link.match, match.game.state == .myTurn {
             if match.game.board == board {
@@ -153,14 +151,14 @@ final class BotPlayer {
                 scheduler.turnDue(link.id) // another position by now: search it again
             }
         }
-        playTurns(now: now)
+        playTurns(matches, now: now)
     }
 
     /// The engine host answered an engine turn: its move is made if the game still waits for it
     /// in the same position; a failed engine loses the game (the bot resigns it), and one with
     /// no restart left for now (EngineRestartRate) ends the match, and engine games are
     /// declined until the engine may be started again.
-    func engineAnswered(_ answer: EngineAnswer, now: Instant) {
+    func engineAnswered(_ answer: EngineAnswer, _ matches: Matches, now: Instant) {
         // The pause holds whether or not the game still waits for this answer.
         if case let .failed(_, pausedUntil: until?) = answer.outcome, now < until {
             if enginePause(now) == nil {
@@ -169,12 +167,12 @@ final class BotPlayer {
             }
             engineResumes = max(engineResumes ?? until, until) // the rematch ends the match instead
         }
-        guard let board = scheduler.engineDone(answer) else { return playTurns(now: now) }
+        guard let board = scheduler.engineDone(answer) else { return playTurns(matches, now: now) }
         guard let link = links[answer.link], !link.closing,
-              let match = link.match, match.game.state == .myTurn else { return playTurns(now: now) }
+              let match = link.match, match.game.state == .myTurn else { return playTurns(matches, now: now) }
         guard match.game.board == board else {
             scheduler.turnDue(link.id) // another position by now: ask again
-            return playTurns(now: now)
+            return playTurns(matches, now: now)
         }
         switch answer.outcome {
         case let .move(cell):
@@ -188,7 +186,7 @@ final class BotPlayer {
             lose(match, link: link, "the engine failed: \(why)", now: now)
         }
         matches.drain(link, now: now)
-        playTurns(now: now)
+        playTurns(matches, now: now)
     }
 
     /// How long engine boards are still declined at `now` (nil: they are played).
@@ -213,7 +211,7 @@ final class BotPlayer {
     }
 
     /// The next game starts at once. A game just over always can: a refusal is our bug.
-    private func rematch(_ link: Link, now: Instant) {
+    private func rematch(_ link: Link, in matches: Matches, now: Instant) {
         guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
         if enginePause(now) != nil, mover(on: game.size) == .engine {
             outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts for now")

@@ -72,7 +72,7 @@ extension DaemonCore {
             case let .proven(peer, heir): proven(link, peer, heir: heir, now: now)
             }
         }
-        bot?.playTurns(now: now)
+        bot?.playTurns(matches, now: now)
     }
 
     /// The peer's PROOF verified on `link`.

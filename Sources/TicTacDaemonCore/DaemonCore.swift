@@ -77,14 +77,13 @@ public final class DaemonCore: SansIOCore {
         outbox = Outbox(deadlines: deadlines, version: config.versions.upperBound)
         handshake = Handshake(config: config)
         lobby = Lobby(links: links, outbox: outbox, scores: config.scores)
-        matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby)
         let botSeed = random.next() // drawn by a human too: the captures replay with this order of draws
         if case let .bot(bot, engine) = config.player {
-            self.bot = BotPlayer(bot, engine: engine, config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, seed: botSeed)
+            self.bot = BotPlayer(bot, engine: engine, config: config, links: links, outbox: outbox, lobby: lobby, seed: botSeed)
         } else {
             bot = nil
         }
-        matches.bot = bot
+        matches = Matches(config: config, links: links, outbox: outbox, lobby: lobby, bot: bot)
         invitations = Invitations(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches, bot: bot, random: random)
         suspensions = Suspensions(config: config, links: links, outbox: outbox, lobby: lobby, matches: matches)
         handshakes = HandshakeBudget(perAddress: config.maxHandshakesPerAddressPerSecond, perPrefix: config.maxHandshakesPerPrefixPerSecond)
@@ -183,9 +182,9 @@ public final class DaemonCore: SansIOCore {
         case let .dialFailed(peer, reason):
             invitations.dialFailed(peer, reason: reason) // a resume's dial is tried again
             for part in messageParts.all { part.dialFailed(peer, reason: reason) }
-        case let .botMoveReady(result): bot?.searchDone(result, now: now)
+        case let .botMoveReady(result): bot?.searchDone(result, matches, now: now)
         case let .stalled(length): stalled(length, now: now)
-        case let .engineAnswered(answer): bot?.engineAnswered(answer, now: now)
+        case let .engineAnswered(answer): bot?.engineAnswered(answer, matches, now: now)
         }
     }
 
@@ -210,7 +209,7 @@ public final class DaemonCore: SansIOCore {
         case let .watch(who, watch): try watching.watch(who, watch, now: now)
         case let .spectators(on): spectators.setAllowed(on, now: now)
         }
-        bot?.playTurns(now: now)
+        bot?.playTurns(matches, now: now)
     }
 
     public func pollTimeout() -> Instant? {
@@ -292,6 +291,6 @@ public final class DaemonCore: SansIOCore {
             invitations.timeouts(link, now: now)
             matches.timeout(link, now: now)
         }
-        bot?.playTurns(now: now)
+        bot?.playTurns(matches, now: now)
     }
 }

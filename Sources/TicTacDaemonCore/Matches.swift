@@ -12,7 +12,7 @@ final class Matches {
     private let outbox: Outbox
     private let lobby: Lobby
     /// The bot playing under our name (`Player.bot`), told the events it acts on; nil for a human.
-    weak var bot: BotPlayer?
+    let bot: BotPlayer?
     /// Our player let its move clock run out and has given no command since: shown away.
     var playerAway = false
     /// Called before a game's board goes within one input (a bot's next game starts, the match
@@ -21,8 +21,9 @@ final class Matches {
     /// A game's actions being handled (kept between frames for its capacity).
     private var gameActions: [GameAction] = []
 
-    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby) {
+    init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, bot: BotPlayer?) {
         self.config = config
+        self.bot = bot
         self.links = links
         self.outbox = outbox
         self.lobby = lobby
@@ -175,7 +176,7 @@ final class Matches {
                 case let .show(event):
                     if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                     if let bot {
-                        bot.shown(event, on: link, now: now)
+                        bot.shown(event, on: link, in: self, now: now)
                     } else if case .timeUp(yours: true, .move) = event {
                         away = true
                     }

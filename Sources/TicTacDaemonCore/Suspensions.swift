@@ -114,6 +114,7 @@ final class Suspensions {
 
     /// When `handleTimeout` has work here.
     var nextDeadline: Instant? {
+        guard !games.isEmpty else { return nil }
         if reofferDue { return .zero }
         var soonest: Instant?
         for s in games.values {
