@@ -94,11 +94,14 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     public private(set) var isConnected: Bool
     public private(set) var isClosed = false
     /// Bytes received and sent, for logs and benchmarks.
-    public private(set) var bytesIn = 0, bytesOut = 0
+    public private(set) var bytesIn = 0
+    public var bytesOut: Int { sent.bytes }
     /// Reading is paused because too much waits to be written (backpressure).
     public private(set) var isReadingPaused = false
     /// How many times `send()` (the system call) ran, for tests: never on a socket known full.
-    public private(set) var sendCalls = 0
+    public var sendCalls: Int { sent.calls }
+    /// Both counted in one value: a send updates it with one access (docs/performance.md).
+    private var sent = SendCount()
 
     private let reactor: Reactor
     /// Bytes the write queue may hold; past it the connection closes (`writeQueueFull`). An owner
@@ -212,10 +215,10 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     private func sendDirect(_ bytes: [UInt8]) {
         var sent = 0
         while sent < bytes.count {
-            sendCalls += 1
             let n = bytes.withUnsafeBytes { b in
                 Glibc.send(fd, b.baseAddress.map { $0 + sent }, b.count - sent, Int32(MSG_NOSIGNAL))
             }
+            self.sent.add(n)
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { break }
@@ -223,7 +226,6 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             }
             if let onWrite { bytes.withUnsafeBytes { onWrite(UnsafeRawBufferPointer(rebasing: $0[sent..<(sent + n)])) } }
             sent += n
-            bytesOut += n
         }
         // All taken: the queue stays empty and the interest (read only) stays as it was.
         guard sent < bytes.count else { return }
@@ -298,10 +300,10 @@ public final class TCPConnection<Decoder: InboundDecoder> {
 
     private func flush() {
         while queuedBytes > 0 {
-            sendCalls += 1
             let n = queue.withUnsafeBytes { b in
                 Glibc.send(fd, b.baseAddress.map { $0 + queueStart }, queuedBytes, Int32(MSG_NOSIGNAL))
             }
+            sent.add(n)
             if n < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN { break }
@@ -309,7 +311,6 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             }
             if let onWrite { queue.withUnsafeBytes { onWrite(UnsafeRawBufferPointer(rebasing: $0[queueStart..<(queueStart + n)])) } }
             queueStart += n
-            bytesOut += n
         }
         if queuedBytes == 0 {
             queue.removeAll(keepingCapacity: queue.count <= 4096)
@@ -373,5 +374,14 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         onWrite = nil
         // After the batch: the owner may be in the middle of carrying out actions.
         if let report { reactor.afterBatch { report(reason) } }
+    }
+}
+
+/// `send()` calls made and the bytes they took (a failed call takes none).
+private struct SendCount {
+    var calls = 0, bytes = 0
+    mutating func add(_ n: Int) {
+        calls += 1
+        bytes += max(n, 0)
     }
 }
