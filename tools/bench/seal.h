@@ -7,6 +7,7 @@
 void die(const char *what);
 uint64_t now_ns(void);
 void nodelay(int fd);
+void nonblocking(int fd);
 void write_full(int fd, const uint8_t *p, size_t n);
 size_t read_frame(int fd, uint8_t *buf);
 int dial(int port);
@@ -14,6 +15,9 @@ int listen_loopback(int port, int type, int backlog);
 int cmp_u64(const void *a, const void *b);
 size_t tlv(uint8_t *p, uint8_t tag, const void *v, uint16_t n);
 const uint8_t *field(const uint8_t *frame, size_t len, uint8_t tag, uint16_t size);
+/* pingserve.c: the blocking echo server, and the epoll one (`sealed`: opened and sealed). */
+int server(int port);
+int epoll_server(int port, int sealed);
 
 /* One direction of a sealed stream: its key and its frame counter (the nonce). */
 struct sealer {
