@@ -35,7 +35,7 @@ final class BotScheduler {
     func turnDue(_ link: LinkID) { turns.append(link) }
 
     /// The next link whose turn came, oldest first.
-    func nextTurn() -> LinkID? { turns.isEmpty ? nil : turns.removeFirst() }
+    func nextTurn() -> LinkID? { turns.popFirstIfAny() }
 
     /// A move without a search, drawn from the bot's generator.
     func quickMove(_ bot: Bot, on board: Board, as piece: Piece) -> Int {
@@ -53,7 +53,7 @@ final class BotScheduler {
     /// The next search to hand out, when none is out: the waiting move of the address served
     /// longest ago, oldest first within it. Links no longer waiting for a move are dropped.
     func nextSearch(_ bot: Bot, nodes: Int, links: LinkRegistry) -> BotSearchJob? {
-        guard searching == nil, !waiting.isEmpty, let random = searchRandom else { return nil }
+        guard !waiting.isEmpty, searching == nil, let random = searchRandom else { return nil }
         waiting.removeAll { links[$0]?.game?.state != .myTurn || links[$0]?.closing != false }
         let pick = waiting.indices.min { a, b in
             let x = lastSearched[links[waiting[a]]?.address ?? ""] ?? 0

@@ -1,10 +1,5 @@
 import TicTacTime
 
-extension Array where Element: Equatable {
-    /// One modifying access where reading `last` first would make two (docs/performance.md).
-    mutating func appendIfNotLast(_ element: Element) { if last != element { append(element) } }
-}
-
 /// When each link next needs the timer: handshake limit, liveness, PING, invitation, game.
 /// Deadlines live in a min-heap recomputed only for the links an input touched, so the next
 /// deadline is O(log n). An entry is current only while it equals the link's `heapAt`: an

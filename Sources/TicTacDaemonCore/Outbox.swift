@@ -115,8 +115,8 @@ final class Outbox {
     /// Takes back a sent frame's bytes for a later frame; a buffer not given back is freed.
     func recycle(_ bytes: consuming [UInt8]) {
         var buffer = bytes
-        guard spareFrameBuffers.count < 4, buffer.capacity <= 4096 else { return }
+        guard buffer.capacity <= 4096 else { return }
         buffer.removeAll(keepingCapacity: true)
-        spareFrameBuffers.append(buffer)
+        spareFrameBuffers.appendIfFewer(than: 4, buffer)
     }
 }
