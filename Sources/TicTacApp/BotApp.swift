@@ -16,6 +16,7 @@ public enum BotApp {
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
         let state = setup.openState(place: "bot")
+        defer { state.close() } // what is logged is in the store when the command ends
         state.notify = { logger.warning("\($0)") }
         let engine = try config.engine.map { command throws(AppFailure) in
             try probeEngine(command, config, reactor: reactor, logger: logger)

@@ -25,6 +25,7 @@ public enum DaemonApp {
         if config.stop { return try ControlCall.stop(setup) }
         let logNotice = try LogSetup.bootstrap(config.daemon.log)
         let state = setup.openState()
+        defer { state.close() } // what is logged is in the store when the command ends
         guard let directory = state.directory else {
             // A service without its directory would be found by no front: refused, not run on a throwaway id.
             if case let .inUse(path)? = state.directoryError {

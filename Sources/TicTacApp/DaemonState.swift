@@ -14,15 +14,27 @@ import TicTacWire
 final class DaemonState {
     /// Held for the daemon's life: its lock keeps a second daemon out.
     let directory: StateDirectory?
-    private(set) var store: GameStore?
+    /// The history, with every turn written so far folded in (a read waits for the folding).
+    var store: GameStore? {
+        folder?.settle()
+        return opened
+    }
+    private var opened: GameStore?
+    /// Where each turn's facts go first (`history.log`), and what folds them into the store.
+    /// Without them (a store in memory) the turns are written to the store directly.
+    private var log: HistoryLog?
+    private var folder: HistoryFolder?
+    private var writer: HistoryWriter?
     /// Why the state directory could not be had (in use, or unusable), if so.
     private(set) var directoryError: StateDirectoryError?
     /// One line each for the player, about what could not be kept.
     private(set) var notices: [String] = []
-    /// The store's row of each game in play, by its key.
-    private var games: [ID128: Int64] = [:]
     /// Where later notices go (a store that fails mid-run).
     var notify: (String) -> Void = { _ in }
+    /// A log this long, all of it folded, is replaced by an empty one.
+    var rotateAt: Int64 = 4 << 20
+    /// A log whose folding stopped (the store failing) may grow to this; past it the history is off.
+    static let maxUnfolded: Int64 = 64 << 20
 
     /// Nothing kept: `--ephemeral`, `--seed`.
     init() {
@@ -32,7 +44,8 @@ final class DaemonState {
     /// A history in `store` and no directory (tests: a store in memory).
     init(store: GameStore) {
         directory = nil
-        self.store = store
+        opened = store
+        writer = HistoryWriter(store: store)
     }
 
     /// Opens the state directory at `path` (`--state-dir` or the default) and its history.
@@ -58,9 +71,12 @@ final class DaemonState {
         guard let directory else { return }
         // Created private before SQLite opens it (its journal files take the same mode).
         let fd = open(directory.historyPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 { close(fd) }
-        do {
-            store = try GameStore(path: directory.historyPath)
+        if fd >= 0 { Glibc.close(fd) }
+        do throws(StoreError) {
+            let store = try GameStore(path: directory.historyPath)
+            let started = try Self.startLog(at: directory.historyLogPath, store: store)
+            (opened, log, folder) = (store, started.0, started.1)
+            notices += started.notices
         } catch {
             notices.append("history off: \(error); play goes on without it")
         }
@@ -142,16 +158,27 @@ final class DaemonState {
         }
     }
 
-    /// Stores a reactor turn's facts in one transaction; false when they could not be (the first
-    /// failure turns the history off, said once, and the games they belong to stop unsent; later
-    /// games play without a history, as the notice says).
+    /// Keeps a reactor turn's facts: one record appended to the log (folded into the store off the
+    /// reactor), or one transaction in a store without a log. False when they could not be kept
+    /// (the first failure turns the history off, said once, and the games they belong to stop
+    /// unsent; later games play without a history, as the notice says).
     @discardableResult
     func record(_ facts: [GameFactRecord], us: ID128) -> Bool {
-        guard let store else { return true }
-        let now = Self.unixMillis()
+        guard opened != nil, facts.contains(where: { if case .started = $0.fact { false } else { true } }) else {
+            return true // no history, or nothing a row keeps (a game gets its row when its roll decides)
+        }
+        let turn = LoggedTurn(us: us, at: Self.unixMillis(), facts: facts)
         do throws(StoreError) {
-            try store.batch { () throws(StoreError) in
-                for r in facts { try write(r, us: us, now: now, to: store) }
+            if let log, let folder {
+                guard log.end - folder.folded < Self.maxUnfolded else { throw .full(log.path) }
+                try log.append(turn.encoded())
+                folder.fold(turn, end: log.end)
+                for notice in folder.takeNotices() { notify(notice) }
+                if log.end >= rotateAt, let next = try Self.rotated(log, folder) { self.log = next }
+            } else if var w = writer {
+                writer = nil
+                defer { writer = w }
+                for refusal in try w.fold([(turn, 0)], generation: nil) { notify("history: \(refusal); that fact is left out") }
             }
             return true
         } catch {
@@ -162,49 +189,19 @@ final class DaemonState {
 
     func record(_ r: GameFactRecord, us: ID128) { record([r], us: us) }
 
-    private func write(_ r: GameFactRecord, us: ID128, now: Int64, to store: GameStore) throws(StoreError) {
-        // A game gets its row when its roll decides (or when it ends first, by a forfeit): one
-        // that stopped before has nothing to keep.
-        if case .started = r.fact { return }
-        let row: Int64
-        if let key = r.key, let known = games[key] {
-            row = known
-        } else {
-            row = try store.gameStarted(match: r.match, number: r.number, peer: r.peer, peerName: r.peerName,
-                                        us: us, size: r.size, key: r.key, at: now)
-            if let key = r.key { games[key] = row }
-        }
-        switch r.fact {
-        case .started:
-            break // returned above
-        case let .committed(secret, theirCommitment, moveTime):
-            try store.rollCommitted(game: row, secret: secret, theirCommitment: theirCommitment, moveTime: moveTime)
-        case .forgotten:
-            try store.forget(game: row)
-        case .void:
-            try store.gameEnded(game: row, state: .void, result: nil, ending: "void", at: now)
-        case let .decided(weMoveFirst, key, moveTime):
-            try store.firstMoveDecided(game: row, weMoveFirst: weMoveFirst, key: key, moveTime: moveTime)
-        case let .moved(number, cell, byUs):
-            try store.move(game: row, number: number, cell: cell, byUs: byUs, at: now)
-        case let .ended(result, how):
-            try store.gameEnded(game: row, state: .finished, result: result, ending: how.rawValue, at: now)
-            if let key = r.key { games[key] = nil } // a crossing's later draw finds the row by its key
-        case .interrupted:
-            try store.gameEnded(game: row, state: .interrupted, result: nil, ending: nil, at: now)
-        case .adjourned:
-            try store.gameEnded(game: row, state: .adjourned, result: nil, ending: nil, at: now)
-        }
-        // Only games in play stay in the cache; one that stopped is found again by its key.
-        switch r.fact {
-        case .interrupted, .adjourned, .void, .forgotten: if let key = r.key { games[key] = nil }
-        default: break
-        }
+    /// Waits for the folding of every turn written (at the end of a run: `tictac history` then
+    /// reads them all from the store).
+    func close() {
+        guard let folder else { return }
+        folder.settle()
+        for notice in folder.takeNotices() { notify(notice) }
     }
 
     private func fail(_ error: StoreError) {
-        store = nil
-        games = [:]
+        opened = nil
+        log = nil
+        folder = nil
+        writer = nil
         notify("history off: \(error); play goes on without it")
     }
 

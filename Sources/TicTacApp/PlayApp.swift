@@ -38,6 +38,7 @@ public enum PlayApp {
         let peers = try setup.peers()
         let reactor = try AppFailure.attempt(.osErr, nil) { try Reactor() }
         let state = setup.openState()
+        defer { state.close() } // what is logged is in the store when the command ends
         let daemon = try setup.makeDaemon(reactor: reactor, name: try setup.displayName(), capabilities: [.tictactoe],
                                           bot: nil, moveTime: .seconds(config.moveTime), state: state)
         let front = makeFront(config, terminal: terminal)

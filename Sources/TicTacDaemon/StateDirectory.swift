@@ -15,6 +15,8 @@ public final class StateDirectory {
     public var identityPath: String { path + "/identity" }
     /// The history database (TicTacStore).
     public var historyPath: String { path + "/history.sqlite" }
+    /// The history's log (HistoryLog): turns written here first, folded into `historyPath`.
+    public var historyLogPath: String { path + "/history.log" }
 
     /// The default directory for this environment, or nil when neither XDG_STATE_HOME nor HOME
     /// is set to an absolute path.

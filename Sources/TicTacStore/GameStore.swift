@@ -193,10 +193,10 @@ public final class GameStore {
                                               arguments: [game, number])
                 let same = try stored.map { try $0.decode(Int.self, forColumn: "cell") == cell && $0.decode(Bool.self, forColumn: "byUs") == byUs }
                 if same == true { return }
-                throw StoreError.failed(path, message: "move \(number) of game \(game) is stored as another move")
+                throw StoreError.refused(path, message: "move \(number) of game \(game) is stored as another move")
             }
             guard number == count + 1 else {
-                throw StoreError.failed(path, message: "move \(number) of game \(game) after \(count) stored")
+                throw StoreError.refused(path, message: "move \(number) of game \(game) after \(count) stored")
             }
             let insert = try FastStatement(db, sql: "INSERT INTO moves (game, number, cell, byUs, at) VALUES (?, ?, ?, ?, ?)")
             try insert.bind(.int(game), .number(number), .number(cell), .flag(byUs), .int(ms))
@@ -231,7 +231,7 @@ public final class GameStore {
         }
     }
 
-    private func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         if let current {
             do { return try body(current) } catch { throw StoreError.from(error, path: path) }
         }

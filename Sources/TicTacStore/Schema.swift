@@ -84,6 +84,11 @@ enum Schema {
                 ALTER TABLE games ADD COLUMN theirCommitment BLOB;  -- the peer's ROLL_COMMIT (32 bytes)
                 """)
         }
+        m.registerMigration("v4") { db in
+            // How far the history's log (HistoryLog) is folded in: its generation and the offset
+            // after its last folded record. One row at most.
+            try db.execute(sql: "CREATE TABLE logFolded (generation INTEGER NOT NULL, offset INTEGER NOT NULL) STRICT")
+        }
         return m
     }
 }

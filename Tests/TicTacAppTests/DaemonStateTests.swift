@@ -115,16 +115,45 @@ import TicTacWire
         #expect(Array(buffer.prefix(max(0, n))) == junk)
     }
 
-    @Test func aStoreThatFailsMidRunSaysSoOnceAndStops() throws {
+    /// A fact that contradicts the stored ones (a writer's fault, not the file's) is told and
+    /// left out; the history stays on and keeps the rest.
+    @Test func aFactTheStoreRefusesIsToldAndLeftOutAndTheRestKept() throws {
         let state = DaemonState(path: tempDir())
         var said: [String] = []
         state.notify = { said.append($0) }
         state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 7, low: 7), moveTime: 0)), us: ann)
-        // Move 3 without moves 1 and 2: the store refuses it, as a write that fails.
+        // Move 3 without moves 1 and 2: the store refuses it.
         state.record(fact(.moved(number: 3, cell: 1, byUs: true)), us: ann)
-        state.record(fact(.moved(number: 4, cell: 2, byUs: false)), us: ann)
-        #expect(said.count == 1 && said[0].hasPrefix("history off:"))
-        #expect(state.store == nil)
+        state.record(fact(.moved(number: 1, cell: 2, byUs: true)), us: ann)
+        state.close()
+        #expect(said.count == 1 && said[0].contains("move 3 of game 1 after 0 stored") && said[0].hasSuffix("left out"), "\(said)")
+        let games = try #require(try state.store?.history())
+        #expect(games.count == 1 && games[0].moves.map(\.cell) == [2])
+    }
+
+    /// A store that cannot be written (here: another writer holds it) stops the folding,
+    /// said once; the turns stay in the log and reach the store at the next start.
+    @Test func turnsTheStoreCannotTakeWaitInTheLogForTheNextStart() throws {
+        let dir = tempDir()
+        var said: [String] = []
+        do {
+            let state = DaemonState(path: dir)
+            state.notify = { said.append($0) }
+            state.record(fact(.decided(weMoveFirst: true, key: ID128(high: 7, low: 7), moveTime: 0)), us: ann)
+            state.close()
+            let other = try GameStore(path: dir + "/history.sqlite")
+            try other.batch { () throws(StoreError) in // another writer's transaction, held past the busy timeout
+                state.record(fact(.moved(number: 1, cell: 4, byUs: true)), us: ann)
+                state.close()
+            }
+            state.record(fact(.moved(number: 2, cell: 0, byUs: false)), us: ann)
+            state.close()
+            #expect(said.count == 1 && said[0].contains("locked") && said[0].contains("kept in its log"), "\(said)")
+            #expect(try state.store?.history().first?.moves.isEmpty == true)
+        }
+        let again = DaemonState(path: dir) // the next start folds what the log kept
+        #expect(again.notices.isEmpty, "\(again.notices)")
+        #expect(try again.store?.history().first?.moves.map(\.cell) == [4, 0])
     }
 
     @Test func historyTextNamesCellsAndJSONGivesEveryField() throws {

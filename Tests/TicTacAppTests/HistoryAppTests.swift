@@ -48,6 +48,7 @@ import TicTacWire
                             .interrupted, .adjourned] {
             state.record(fact(f, 2, 2), us: us)
         }
+        state.close() // the turns folded into the store: from here on nothing writes to it
         var config = HistoryConfiguration()
         config.stateDirectory = dir
         var lines: [String] = []
