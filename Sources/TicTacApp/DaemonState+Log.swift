@@ -38,4 +38,20 @@ extension DaemonState {
         try folder.begin(next)
         return try HistoryLog.create(path: log.path, generation: next)
     }
+
+    /// The store as a reader should see it: with the turns its log holds past what is folded
+    /// (a daemon killed before its folding caught up, or folding now), folded into a copy in
+    /// memory; the store itself when there are none. Nothing is written.
+    static func readable(_ store: GameStore, logPath: String) -> GameStore {
+        guard let position = try? store.logPosition(), let contents = try? HistoryLog.read(path: logPath),
+              contents.generation == position.generation, let last = contents.records.last, last.end > position.offset,
+              let copy = try? GameStore(copying: store), let copied = try? copy.logPosition() else { return store }
+        // The copy is one snapshot: what it has folded is read from it, after it was taken.
+        let turns = contents.records.filter { $0.end > copied.offset }.compactMap { record in
+            (try? LoggedTurn(decoding: record.payload)).map { (turn: $0, end: record.end) }
+        }
+        var writer = HistoryWriter(store: copy)
+        guard contents.generation == copied.generation, (try? writer.fold(turns, generation: nil)) != nil else { return store }
+        return copy
+    }
 }

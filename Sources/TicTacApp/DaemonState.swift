@@ -169,12 +169,12 @@ final class DaemonState {
         }
         let turn = LoggedTurn(us: us, at: Self.unixMillis(), facts: facts)
         do throws(StoreError) {
-            if let log, let folder {
+            if var log, let folder {
                 guard log.end - folder.folded < Self.maxUnfolded else { throw .full(log.path) }
+                if log.end >= rotateAt, let next = try Self.rotated(log, folder) { (self.log, log) = (next, next) }
                 try log.append(turn.encoded())
                 folder.fold(turn, end: log.end)
                 for notice in folder.takeNotices() { notify(notice) }
-                if log.end >= rotateAt, let next = try Self.rotated(log, folder) { self.log = next }
             } else if var w = writer {
                 writer = nil
                 defer { writer = w }

@@ -36,7 +36,8 @@ public enum HistoryApp {
         guard access(path, F_OK) == 0 else {
             return write(config.json ? "[]" : "No games recorded yet (\(path) does not exist).")
         }
-        let store = try AppFailure.attempt(.noInput, nil) { try GameStore(readingAt: path) }
+        let stored = try AppFailure.attempt(.noInput, nil) { try GameStore(readingAt: path) }
+        let store = DaemonState.readable(stored, logPath: String(path.dropLast("sqlite".count)) + "log")
         let peer = try config.peer.map { text throws(AppFailure) in try resolve(text, in: store) }
         let games = try AppFailure.attempt(.noInput, nil) { try store.history(peer: peer, limit: config.limit) }
         if config.json { return write(JSON.array(games.map(json)).serialized) }
