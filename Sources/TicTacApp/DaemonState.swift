@@ -33,8 +33,6 @@ final class DaemonState {
     var notify: (String) -> Void = { _ in }
     /// A log this long, all of it folded, is replaced by an empty one.
     var rotateAt: Int64 = 4 << 20
-    /// A log whose folding stopped (the store failing) may grow to this; past it the history is off.
-    static let maxUnfolded: Int64 = 64 << 20
 
     /// Nothing kept: `--ephemeral`, `--seed`.
     init() {
@@ -170,7 +168,9 @@ final class DaemonState {
         let turn = LoggedTurn(us: us, at: Self.unixMillis(), facts: facts)
         do throws(StoreError) {
             if var log, let folder {
-                guard log.end - folder.folded < Self.maxUnfolded else { throw .full(log.path) }
+                // A store that failed (full, locked) turns the history off at the turn after: what
+                // the log holds reaches it at the next start.
+                if let failure = folder.failure { throw failure }
                 if log.end >= rotateAt, let next = try Self.rotated(log, folder) { (self.log, log) = (next, next) }
                 try log.append(turn.encoded())
                 folder.fold(turn, end: log.end)

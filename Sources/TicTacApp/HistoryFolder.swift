@@ -4,8 +4,8 @@ import TicTacStore
 
 /// Folds the history's logged turns into SQLite on a queue of its own, off the reactor: the
 /// turns that arrive while a fold runs are folded together in the next one (one transaction).
-/// What went wrong is kept for the reactor's side to tell (`takeNotices`); after a failure
-/// other than a refused fact it folds no more (the log keeps the turns for the next start).
+/// A refused fact is kept for the reactor's side to tell (`takeNotices`); after any other
+/// failure it folds no more (`failure`: the log keeps the turns for the next start).
 final class HistoryFolder: @unchecked Sendable { // `writer` is touched only on `queue`
     private struct Shared {
         var pending: [(turn: LoggedTurn, end: Int64)] = []
@@ -63,7 +63,7 @@ final class HistoryFolder: @unchecked Sendable { // `writer` is touched only on 
         try result.get()
     }
 
-    /// What to tell the player since the last call: refused facts, and a failure once.
+    /// What to tell the player since the last call: the facts the store refused.
     func takeNotices() -> [String] {
         shared.withLock { s in
             defer { s.notices = [] }
@@ -90,7 +90,6 @@ final class HistoryFolder: @unchecked Sendable { // `writer` is touched only on 
                     s.failure = error
                     s.pending = []
                     s.draining = false
-                    s.notices.append("history: \(error); the games since are kept in its log, folded in at the next start")
                 }
                 return
             }
