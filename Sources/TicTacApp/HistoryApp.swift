@@ -28,7 +28,8 @@ public enum HistoryApp {
         guard let dir = config.stateDirectory ?? StateDirectory.defaultPath(environment: env) else {
             throw AppFailure(.usage, "no state directory: give --state-dir (neither XDG_STATE_HOME nor HOME is set)")
         }
-        let path = (dir.hasSuffix("/") ? String(dir.dropLast()) : dir) + "/history.sqlite"
+        let base = dir.hasSuffix("/") ? String(dir.dropLast()) : dir
+        let path = base + "/history.sqlite"
         var info = stat()
         if stat(dir, &info) == 0, info.st_mode & S_IFMT != S_IFDIR {
             throw AppFailure(.noInput, "\(dir) is not a directory: --state-dir names the directory that holds history.sqlite")
@@ -37,7 +38,7 @@ public enum HistoryApp {
             return write(config.json ? "[]" : "No games recorded yet (\(path) does not exist).")
         }
         let stored = try AppFailure.attempt(.noInput, nil) { try GameStore(readingAt: path) }
-        let store = DaemonState.readable(stored, logPath: String(path.dropLast("sqlite".count)) + "log")
+        let store = DaemonState.readable(stored, logPath: base + "/history.log")
         let peer = try config.peer.map { text throws(AppFailure) in try resolve(text, in: store) }
         let games = try AppFailure.attempt(.noInput, nil) { try store.history(peer: peer, limit: config.limit) }
         if config.json { return write(JSON.array(games.map(json)).serialized) }
