@@ -111,8 +111,9 @@ final class DaemonState {
         var restored: [RestoredGame] = []
         var ends: [RestoredEnd] = []
         let scores = scores()
-        for g in games {
+        for var g in games {
             guard let key = g.key, let size = try? BoardSize(rows: g.rows, cols: g.cols, k: g.k) else { continue }
+            if g.weMovedFirst == nil, let decided = decidedAtRestart(g, store: store) { g = decided }
             let peer = PeerInfo(id: g.peerID, name: g.peerName, addresses: [], port: nil, capabilities: [.tictactoe, .resume])
             guard let first = g.weMovedFirst else {
                 // A roll kept to decide (its link was lost before it did): rebuilt undecided.
@@ -143,6 +144,22 @@ final class DaemonState {
             restored.append(RestoredGame(peer: peer, match: g.matchID, game: session, claimed: ourClaim))
         }
         return (restored, ends)
+    }
+
+    /// A roll kept undecided whose peer's ROLL we had acknowledged: the peer may have decided on
+    /// that ACK, and moved, so it is decided here too from both secrets (Protocol.md §13), and
+    /// stored so; nil when it cannot be (a secret missing, or one that does not open its
+    /// commitment: the roll stays as it was).
+    private func decidedAtRestart(_ g: GameRecord, store: GameStore) -> GameRecord? {
+        guard g.state != .finished, let secret = g.secret, let theirs = g.theirCommitment, let theirSecret = g.theirSecret,
+              let decision = FirstMove.decide(ourSecret: secret, theirCommitment: theirs, theirSecret: theirSecret) else { return nil }
+        do {
+            try store.firstMoveDecided(game: g.id, weMoveFirst: decision.weMoveFirst, key: g.key, moveTime: g.moveTime)
+            return try store.game(g.id)
+        } catch {
+            fail(error)
+            return nil
+        }
     }
 
     /// Every opponent's score from the history (empty without one).

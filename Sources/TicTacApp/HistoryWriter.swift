@@ -70,6 +70,8 @@ struct HistoryWriter {
             break // returned above
         case let .committed(secret, theirCommitment, moveTime):
             try store.rollCommitted(game: row, secret: secret, theirCommitment: theirCommitment, moveTime: moveTime)
+        case let .acknowledged(theirSecret):
+            try store.rollAcknowledged(game: row, theirSecret: theirSecret)
         case .forgotten:
             try store.forget(game: row)
         case .void:

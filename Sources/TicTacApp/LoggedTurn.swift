@@ -109,6 +109,9 @@ struct LoggedTurn: Equatable {
         case .adjourned: w.write(UInt8(7))
         case .void: w.write(UInt8(8))
         case .forgotten: w.write(UInt8(9))
+        case let .acknowledged(theirSecret):
+            w.write(UInt8(10))
+            write(theirSecret, to: &w)
         }
     }
 
@@ -134,6 +137,7 @@ struct LoggedTurn: Equatable {
         case 7: return .adjourned
         case 8: return .void
         case 9: return .forgotten
+        case 10: return .acknowledged(theirSecret: try bytes(&r))
         default: throw .truncated
         }
     }

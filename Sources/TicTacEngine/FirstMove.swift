@@ -26,6 +26,14 @@ public enum FirstMove {
     }
 
     /// Decides from both commitments and both openings; nil when the commitments are equal.
+    /// A roll rebuilt from the history (Protocol.md §13): our secret, the peer's commitment and
+    /// the secret it revealed; nil when that secret does not open the commitment.
+    public static func decide(ourSecret: [UInt8], theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
+        guard SHA256.hash(data: theirSecret) == theirCommitment else { return nil }
+        return decide(ourCommitment: SHA256.hash(data: ourSecret), ourSecret: ourSecret, theirCommitment: theirCommitment,
+                      theirSecret: theirSecret)
+    }
+
     public static func decide(ourCommitment: [UInt8], ourSecret: [UInt8],
                               theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
         guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }

@@ -10,6 +10,9 @@ public enum GameFact: Sendable, Equatable {
     /// Both commitments are in and our ROLL goes out: the game's key is fixed, and a roll whose
     /// link is lost can be decided later from our `secret` and the peer's commitment (§13).
     case committed(secret: [UInt8], theirCommitment: [UInt8], moveTime: Int)
+    /// The peer's ROLL checked, and our ROLL_ACK about to go out: the peer decides on that ACK,
+    /// so a restart must be able to decide too, from the peer's `theirSecret` (§13).
+    case acknowledged(theirSecret: [UInt8])
     /// The roll decided; `key` is the game's id, made from both sides' commitments;
     /// `moveTime` the agreed seconds per move (0: none).
     case decided(weMoveFirst: Bool, key: ID128, moveTime: Int)

@@ -206,7 +206,12 @@ extension GameSession {
         case let .rollCommit(c, moveTime):
             try exchange.receiveCommit(c, moveTime: moveTime)
             reveal(&exchange)
-        case let .roll(value, nonce): emit(.send(try exchange.receiveRoll(value, nonce: nonce)))
+        case let .roll(value, nonce):
+            let ack = try exchange.receiveRoll(value, nonce: nonce)
+            if keepsRoll, recordsFacts, let key = exchange.key {
+                emit(.record(.acknowledged(theirSecret: Commitment.secret(roll: value, nonce: nonce)), key: key))
+            }
+            emit(.send(ack))
         case let .rollAck(value): try exchange.receiveAck(value)
         default: throw GameFault.rejecting(message, stateContext)
         }

@@ -50,4 +50,6 @@ public struct GameRecord: Sendable, Equatable {
     /// For a roll kept to decide (Protocol.md §13): our secret and the peer's commitment.
     public internal(set) var secret: [UInt8]? = nil
     public internal(set) var theirCommitment: [UInt8]? = nil
+    /// The peer's secret, once its ROLL was acknowledged: the roll can be decided from the history.
+    public internal(set) var theirSecret: [UInt8]? = nil
 }

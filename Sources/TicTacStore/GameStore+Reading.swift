@@ -108,6 +108,14 @@ extension GameStore {
         }
     }
 
+    /// One game by the store's number for it; nil when there is none.
+    public func game(_ id: Int64) throws(StoreError) -> GameRecord? {
+        try read { db in
+            try Row.fetchOne(db, sql: "SELECT games.*, peers.name AS peerName FROM games JOIN peers ON peers.id = games.peerID WHERE games.id = ?",
+                             arguments: [id]).map { try Self.record($0, db) }
+        }
+    }
+
     /// A game's row and its moves; a value the schema forbids is an error, never a trap.
     private static func record(_ row: Row, _ db: Database) throws -> GameRecord {
         func hexID(_ column: String) throws -> ID128 {
@@ -134,6 +142,7 @@ extension GameStore {
             state: GameRecord.State(rawValue: state) ?? .void,
             result: result.flatMap(GameResult.init(rawValue:)), ending: try row.decode(forColumn: "ending"),
             moves: moves, secret: try row.decode(Data?.self, forColumn: "secret").map { [UInt8]($0) },
-            theirCommitment: try row.decode(Data?.self, forColumn: "theirCommitment").map { [UInt8]($0) })
+            theirCommitment: try row.decode(Data?.self, forColumn: "theirCommitment").map { [UInt8]($0) },
+            theirSecret: try row.decode(Data?.self, forColumn: "theirSecret").map { [UInt8]($0) })
     }
 }

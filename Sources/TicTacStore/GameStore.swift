@@ -172,6 +172,14 @@ public final class GameStore {
         }
     }
 
+    /// Records the peer's secret as our ROLL_ACK goes out (Protocol.md §13): the peer decides on
+    /// that ACK, so a restart decides from both secrets too.
+    public func rollAcknowledged(game: Int64, theirSecret: [UInt8]) throws(StoreError) {
+        try write { db in
+            try db.execute(sql: "UPDATE games SET theirSecret = ? WHERE id = ?", arguments: [Data(theirSecret), game])
+        }
+    }
+
     /// Forgets a game whose roll never decided on either side: no row is left (it has no move).
     public func forget(game: Int64) throws(StoreError) {
         try write { db in

@@ -89,6 +89,10 @@ enum Schema {
             // after its last folded record. One row at most.
             try db.execute(sql: "CREATE TABLE logFolded (generation INTEGER NOT NULL, offset INTEGER NOT NULL) STRICT")
         }
+        m.registerMigration("v5") { db in
+            // The peer's secret, stored before our ROLL_ACK leaves: the peer decides on that ACK (§13).
+            try db.execute(sql: "ALTER TABLE games ADD COLUMN theirSecret BLOB")
+        }
         return m
     }
 }

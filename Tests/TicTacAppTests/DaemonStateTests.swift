@@ -67,6 +67,36 @@ import TicTacWire
         #expect(game.agreedMoveTime == 120 && game.moveTime == 30)
     }
 
+    /// A roll whose peer's ROLL we acknowledged, then killed before our ACK's answer: the peer
+    /// may have decided on that ACK and moved, so the restart decides too, from both secrets,
+    /// and stores the decision (found by tools/lan/test-kills: the roll was forgotten instead).
+    @Test func anAcknowledgedRollIsDecidedAtTheRestart() throws {
+        let dir = tempDir()
+        let ours = Commitment.secret(roll: 111, nonce: ID128(high: 1, low: 2)), theirs = Commitment.secret(roll: 222, nonce: ID128(high: 3, low: 4))
+        let theirCommitment = Commitment.make(roll: 222, nonce: ID128(high: 3, low: 4))
+        let key = GameKey.make(Commitment.make(roll: 111, nonce: ID128(high: 1, low: 2)), theirCommitment)
+        let expected = try #require(FirstMove.decide(ourSecret: ours, theirCommitment: theirCommitment, theirSecret: theirs))
+        do {
+            let state = DaemonState(path: dir)
+            state.record([fact(.started(number: 1), key: key), fact(.committed(secret: ours, theirCommitment: theirCommitment, moveTime: 30), key: key)], us: ann)
+            state.record(fact(.acknowledged(theirSecret: theirs), key: key), us: ann) // then killed: nothing more
+        }
+        let again = DaemonState(path: dir)
+        let (restored, _) = again.resumable(limit: 10, rematchDelay: .seconds(3), makeRandom: { SystemRandomNumberGenerator() })
+        let game = try #require(restored.first?.game)
+        #expect(game.key == key && game.piece == (expected.weMoveFirst ? .o : .x))
+        #expect(try again.store?.history().first?.weMovedFirst == expected.weMoveFirst)
+        // Without the peer's secret the roll stays undecided, as before.
+        let other = tempDir()
+        do {
+            let state = DaemonState(path: other)
+            state.record(fact(.committed(secret: ours, theirCommitment: theirCommitment, moveTime: 30), key: key), us: ann)
+        }
+        let undecided = DaemonState(path: other)
+        #expect(undecided.resumable(limit: 10, rematchDelay: .seconds(3), makeRandom: { SystemRandomNumberGenerator() }).unfinished.first?.game.key == nil)
+        #expect(try undecided.store?.history().first?.weMovedFirst == nil)
+    }
+
     /// A lost key file would give a new id: refused while the history keeps an unfinished game
     /// of the old one (only its key takes it up), said when it keeps only finished games.
     @Test func aMissingKeyFileIsRefusedWhileItsGamesWaitAndToldOtherwise() throws {
