@@ -9,10 +9,13 @@ public struct FrameInbound: InboundDecoder {
 
     public init() {}
 
+    public private(set) var failure: WireError?
+
     public var bufferedCount: Int { reader.bufferedCount }
 
-    public mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Frame) -> Bool) -> WireError? {
-        reader.receive(bytes, deliver: deliver)
+    public mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Frame) -> Bool) -> Bool {
+        failure = reader.receive(bytes, deliver: deliver)
+        return failure == nil
     }
 }
 

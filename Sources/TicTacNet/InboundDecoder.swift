@@ -8,7 +8,10 @@ public protocol InboundDecoder {
     associatedtype Failure: Error
     /// Bytes held that do not make a complete message yet.
     var bufferedCount: Int { get }
+    /// Why the stream ended, once `decode` returned false.
+    var failure: Failure? { get }
     /// Takes bytes read from the peer and hands each complete message to `deliver` while it
-    /// returns true; returns the error that ends the stream, if the bytes do not decode.
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Message) -> Bool) -> Failure?
+    /// returns true; false when the bytes do not decode (`failure` says why). A Bool, not the
+    /// failure: the connection's generic code would look up `Failure?`'s type at every read.
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Message) -> Bool) -> Bool
 }

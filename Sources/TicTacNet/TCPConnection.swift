@@ -267,7 +267,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     private func readAvailable() {
         // The loop's one read buffer keeps the connection itself small: between reads the
         // decoder holds only the leftovers of an incomplete frame.
-        var failure: Decoder.Failure?
+        var decoded = true
         let n = reactor.withReadBuffer { buffer in
             // Input to decode, at most `maxReadPerTurn`; input dropped while closing, all of it.
             let limit = closing || draining ? buffer.count : min(buffer.count, TCPLimits.maxReadPerTurn)
@@ -281,7 +281,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             // Frames are delivered in order; a handler may close us, so re-check each time.
             guard !isClosed, !closing else { return n }
             // Not escaping: `self` is held for the call (an unowned capture was checked per frame).
-            failure = decoder.decode(bytes) { message in
+            decoded = decoder.decode(bytes) { message in
                 onMessage?(message)
                 return !isClosed && !closing
             }
@@ -292,7 +292,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             return finish(.ioError(.last("read")))
         }
         if n == 0 { return finish(draining ? .local : .peerClosed) }
-        if let failure, !isClosed, !closing {
+        if !decoded, let failure = decoder.failure, !isClosed, !closing {
             onDecodeError?(failure)
             if !closing { finish(.protocolError(String(describing: failure))) }
         }

@@ -5,9 +5,12 @@ import TicTacWire
 struct TestFrames: InboundDecoder {
     private var reader = FrameReader()
 
+    private(set) var failure: WireError?
+
     var bufferedCount: Int { reader.bufferedCount }
 
-    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Frame) -> Bool) -> WireError? {
-        reader.receive(bytes, deliver: deliver)
+    mutating func decode(_ bytes: UnsafeBufferPointer<UInt8>, deliver: (Frame) -> Bool) -> Bool {
+        failure = reader.receive(bytes, deliver: deliver)
+        return failure == nil
     }
 }
