@@ -89,13 +89,13 @@ public struct Bot: Sendable {
         case .random:
             return Self.randomMove(on: board, using: &rng)
         case .easy:
-            if Int.random(in: 0..<3, using: &rng) == 0 { return Self.randomMove(on: board, using: &rng) }
+            if Self.draw(below: 3, using: &rng) == 0 { return Self.randomMove(on: board, using: &rng) }
             return Searcher.bestMove(on: board, as: piece, maxDepth: Self.goodDepth, budget: budget)
         case .good:
             return Searcher.bestMove(on: board, as: piece, maxDepth: Self.goodDepth, budget: budget)
         case .perfect:
             let moves = Self.perfectMoves(on: board, as: piece)
-            if !moves.isEmpty { return moves[Int.random(in: moves.indices, using: &rng)] }
+            if !moves.isEmpty { return moves[Self.draw(below: moves.count, using: &rng)] }
             return Searcher.bestMove(on: board, as: piece, maxDepth: Self.maxSearchDepth, budget: budget)
         }
     }
@@ -124,11 +124,25 @@ public struct Bot: Sendable {
         return moves
     }
 
+    /// A uniform draw in 0..<n (n > 0): the standard library's `Int.random(in: 0..<n, using:)`,
+    /// word for word (Lemire's method over `next()`), so seeded games replay alike; called
+    /// across modules with an unknown generator, the library's generic one costs about 1,700
+    /// instructions a draw (docs/performance.md).
+    static func draw<R: RandomNumberGenerator>(below n: Int, using rng: inout R) -> Int {
+        let bound = UInt64(n)
+        var m = rng.next().multipliedFullWidth(by: bound)
+        if m.low < bound {
+            let threshold = (0 &- bound) % bound
+            while m.low < threshold { m = rng.next().multipliedFullWidth(by: bound) }
+        }
+        return Int(m.high)
+    }
+
     private static func randomMove<R: RandomNumberGenerator>(on board: Board, using rng: inout R) -> Int {
         let emptyCount = board.size.cellCount - board.filledCount
         precondition(emptyCount > 0, "a bot moves only on a board with room")
         // The n-th empty cell, found without building the list of them.
-        var n = Int.random(in: 0..<emptyCount, using: &rng)
+        var n = Self.draw(below: emptyCount, using: &rng)
         for cell in 0..<board.size.cellCount where board[cell] == .empty {
             if n == 0 { return cell }
             n -= 1

@@ -259,3 +259,14 @@ private func explore(_ board: Board, next: Piece, bot: Piece, tally: inout Tally
         #expect(wins >= 15, "perfect won \(wins) of 20, lost \(losses)")
     }
 }
+
+/// The bot's draw is the standard library's `Int.random(in:using:)` value for value: seeded
+/// games (and the capture replays) depend on it.
+@Suite struct BotDrawTests {
+    @Test func theDrawMatchesTheStandardLibrary() {
+        for n in [1, 2, 3, 7, 9, 400, 1 << 40] {
+            var a = SplitMix64(seed: UInt64(n)), b = SplitMix64(seed: UInt64(n))
+            for _ in 0..<200 { #expect(Bot.draw(below: n, using: &a) == Int.random(in: 0..<n, using: &b)) }
+        }
+    }
+}
