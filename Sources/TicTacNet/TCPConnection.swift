@@ -292,10 +292,15 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             return finish(.ioError(.last("read")))
         }
         if n == 0 { return finish(draining ? .local : .peerClosed) }
-        if !decoded, let failure = decoder.failure, !isClosed, !closing {
-            onDecodeError?(failure)
-            if !closing { finish(.protocolError(String(describing: failure))) }
-        }
+        if !decoded { decodeFailed() }
+    }
+
+    /// Apart from `readAvailable`, which would otherwise look `Failure?`'s type up at every read.
+    @inline(never)
+    private func decodeFailed() {
+        guard let failure = decoder.failure, !isClosed, !closing else { return }
+        onDecodeError?(failure)
+        if !closing { finish(.protocolError(String(describing: failure))) }
     }
 
     private func flush() {
