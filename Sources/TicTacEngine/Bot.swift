@@ -125,9 +125,8 @@ public struct Bot: Sendable {
     }
 
     /// A uniform draw in 0..<n (n > 0): the standard library's `Int.random(in: 0..<n, using:)`,
-    /// word for word (Lemire's method over `next()`), so seeded games replay alike; called
-    /// across modules with an unknown generator, the library's generic one costs about 1,700
-    /// instructions a draw (docs/performance.md).
+    /// word for word (Lemire's method over `next()`), so seeded games replay alike; the
+    /// library's own, generic across modules, is the slow path (docs/performance.md).
     static func draw<R: RandomNumberGenerator>(below n: Int, using rng: inout R) -> Int {
         let bound = UInt64(n)
         var m = rng.next().multipliedFullWidth(by: bound)

@@ -25,7 +25,6 @@ public enum FirstMove {
         public var theirRoll: Int
     }
 
-    /// Decides from both commitments and both openings; nil when the commitments are equal.
     /// A roll rebuilt from the history (Protocol.md §13): our secret, the peer's commitment and
     /// the secret it revealed; nil when that secret does not open the commitment.
     public static func decide(ourSecret: [UInt8], theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
@@ -34,6 +33,7 @@ public enum FirstMove {
                       theirSecret: theirSecret)
     }
 
+    /// Decides from both commitments and both openings; nil when the commitments are equal.
     public static func decide(ourCommitment: [UInt8], ourSecret: [UInt8],
                               theirCommitment: [UInt8], theirSecret: [UInt8]) -> Decision? {
         guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }

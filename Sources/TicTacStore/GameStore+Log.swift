@@ -7,7 +7,7 @@ extension GameStore {
     public func logPosition() throws(StoreError) -> (generation: UInt64, offset: Int64)? {
         try read { db in
             try Row.fetchOne(db, sql: "SELECT generation, offset FROM logFolded").map { row in
-                (UInt64(bitPattern: row["generation"] as Int64), row["offset"] as Int64)
+                (UInt64(bitPattern: try row.decode(Int64.self, forColumn: "generation")), try row.decode(Int64.self, forColumn: "offset"))
             }
         }
     }
