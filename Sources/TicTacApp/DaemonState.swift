@@ -152,6 +152,7 @@ final class DaemonState {
     /// commitment: the roll stays as it was).
     private func decidedAtRestart(_ g: GameRecord, store: GameStore) -> GameRecord? {
         guard g.state != .finished, let secret = g.secret, let theirs = g.theirCommitment, let theirSecret = g.theirSecret,
+              secret.count == Commitment.secretLength, theirSecret.count == Commitment.secretLength,
               let decision = FirstMove.decide(ourSecret: secret, theirCommitment: theirs, theirSecret: theirSecret) else { return nil }
         do {
             try store.firstMoveDecided(game: g.id, weMoveFirst: decision.weMoveFirst, key: g.key, moveTime: g.moveTime)
