@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import TicTacStore
 
 /// The history's log at the start of a run and when it has grown: what the last run left
@@ -43,7 +46,10 @@ extension DaemonState {
     /// (a daemon killed before its folding caught up, or folding now), folded into a copy in
     /// memory; the store itself when there are none. Nothing is written.
     static func readable(_ store: GameStore, logPath: String) -> GameStore {
-        guard let position = try? store.logPosition(), let contents = try? HistoryLog.read(path: logPath),
+        var info = stat()
+        // Only a log longer than what is folded is read (up to 4 MiB, checked record by record).
+        guard let position = try? store.logPosition(), stat(logPath, &info) == 0, Int64(info.st_size) > position.offset,
+              let contents = try? HistoryLog.read(path: logPath),
               contents.generation == position.generation, let last = contents.records.last, last.end > position.offset,
               let copy = try? GameStore(copying: store), let copied = try? copy.logPosition() else { return store }
         // The copy is one snapshot: what it has folded is read from it, after it was taken.
