@@ -13,10 +13,7 @@ import TicTacWire
 @Suite struct DaemonStateTests {
     let ann = ID128(high: 1, low: 1), ben = ID128(high: 2, low: 2), match = ID128(high: 9, low: 9)
 
-    func tempDir() -> String {
-        var template = Array("/tmp/tictac-state-test.XXXXXX".utf8CString)
-        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    }
+    func tempDir() -> String { temporaryDirectory("tictac-state-test") }
 
     /// A fact of the game with `key` (facts before the roll decided have none).
     func fact(_ f: GameFact, number: Int = 1, key: ID128? = ID128(high: 7, low: 7)) -> GameFactRecord {

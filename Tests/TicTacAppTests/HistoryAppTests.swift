@@ -32,8 +32,7 @@ import TicTacWire
     /// The text ends with the score over every finished game; an adjourned game has not ended
     /// (JSON `ended` null), whatever time its row keeps.
     @Test func theScoreFollowsTheGamesAndAnAdjournedGameHasNotEnded() throws {
-        var template = Array("/tmp/tictac-history-test.XXXXXX".utf8CString)
-        let dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        let dir = temporaryDirectory("tictac-history-test")
         let state = DaemonState(path: dir)
         let us = ID128(high: 1, low: 1), ben = ID128(high: 2, low: 2)
         func fact(_ f: GameFact, _ number: Int, _ key: UInt64) -> GameFactRecord {

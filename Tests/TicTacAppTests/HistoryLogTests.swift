@@ -14,10 +14,7 @@ import TicTacWire
 @Suite struct HistoryLogTests {
     let ann = ID128(high: 1, low: 1), ben = ID128(high: 2, low: 2), key = ID128(high: 7, low: 7)
 
-    func tempDir() -> String {
-        var template = Array("/tmp/tictac-log-test.XXXXXX".utf8CString)
-        return template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-    }
+    func tempDir() -> String { temporaryDirectory("tictac-log-test") }
 
     func fact(_ f: GameFact) -> GameFactRecord {
         GameFactRecord(peer: ben, peerName: "ben", match: ID128(high: 9, low: 9), size: .classic, number: 1, key: key, fact: f)
