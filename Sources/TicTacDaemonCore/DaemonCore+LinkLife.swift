@@ -29,9 +29,9 @@ extension DaemonCore {
     func linkReceived(_ id: LinkID, _ sealed: Frame, now: Instant) {
         guard let link = links[id], !link.closing else { return }
         var frame = sealed
-        if link.session.cipher != nil {
+        if link.sealed {
             // A frame that does not open closes the link with nothing sent: no oracle (Protocol.md §4).
-            guard let plain = link.session.cipher?.open(sealed) else { return outbox.closeUnread(link) }
+            guard let plain = link.open(sealed) else { return outbox.closeUnread(link) }
             frame = plain
         }
         link.liveness.lastHeard = now

@@ -171,7 +171,7 @@ public final class DaemonCore: SansIOCore {
         case let .frame(id, frame): linkReceived(id, frame, now: now)
         case let .decodeFailed(id, error):
             guard let link = links[id] else { return }
-            if link.session.cipher != nil { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
+            if link.sealed { return outbox.closeUnread(link) } // sealed: nothing is sent (Protocol.md §4)
             outbox.fail(link, error.code, error.description)
         case let .linkClosed(id, reason): linkClosed(id, reason: reason, now: now)
         case let .historyFailed(peers): historyFailed(peers)

@@ -78,14 +78,17 @@ struct Handshake {
             let session = HandshakeTranscript.session(version: version, dialler: link.outgoing ? us : them,
                                                       acceptor: link.outgoing ? them : us)
             let keys = SessionKeys.derive(sharedSecret: secret, session: session)
-            link.session.pendingCipher = keys.cipher(dialler: link.outgoing)
+            let cipher = keys.cipher(dialler: link.outgoing)
+            link.changeSession { $0.pendingCipher = cipher }
             if config.logsKeys {
                 outbox.append(.keys(LinkKeys(diallerEphemeralKey: link.outgoing ? ephemeral.publicKey : theirs,
                                              diallerToAcceptor: keys.diallerToAcceptor, acceptorToDialler: keys.acceptorToDialler)))
             }
         }
-        link.session.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
-        link.session.handshake = .awaitingProof(hello, version: version, heir: nil)
+        link.changeSession { session in
+            session.ephemeral = nil // used once; what the PROOF signs is in the HELLOs
+            session.handshake = .awaitingProof(hello, version: version, heir: nil)
+        }
         links.bind(link, to: hello.instanceID)
         // The dialler proves first; the acceptor signs only for a peer that has proven its own id,
         // so dialling us cannot obtain our signature for a transcript naming someone else.
@@ -100,12 +103,14 @@ struct Handshake {
         }
         if !link.outgoing, case let .fault(code, text) = sendProof(on: link, outbox: outbox) { return .fault(code, text) }
         // Both PROOFs are out: from here every frame either way is sealed (version 2).
-        link.session.cipher = link.session.pendingCipher
-        link.session.pendingCipher = nil
         let heir = link.heir
         let peer = PeerInfo(id: hello.instanceID, name: hello.name.value, address: link.address,
                             port: link.port, capabilities: hello.capabilities, program: hello.program?.value)
-        link.session.handshake = .ready(peer, version: version, announced: false)
+        link.changeSession { session in
+            session.cipher = session.pendingCipher
+            session.pendingCipher = nil
+            session.handshake = .ready(peer, version: version, announced: false)
+        }
         return .proven(peer, heir: heir)
     }
 

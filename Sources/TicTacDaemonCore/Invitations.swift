@@ -8,7 +8,14 @@ import TicTacWire
 /// under our name (BotPlayer) answers the peer's invitations itself and plays any number of games.
 final class Invitations {
     /// Our invitations waiting for a dial to finish its handshake: peer -> when asked.
-    private(set) var dialing: [ID128: Instant] = [:]
+    private(set) var dialing: [ID128: Instant] {
+        get { dials }
+        _modify { var all = takeOut(&dials); defer { dials = all }; yield &all }
+    }
+    // Read through a copy and changed while taken out (`takeOut`): no access to the stored property
+    // spans a lookup's calls, so the compiler checks none at run time (docs/performance.md,
+    // "Exclusivity"). Nothing a change calls reads it.
+    private var dials: [ID128: Instant] = [:]
     private let config: DaemonConfig
     private let links: LinkRegistry
     private let outbox: Outbox
@@ -23,7 +30,11 @@ final class Invitations {
     /// `busy` without asking the player (`reinviteQuiet`, Protocol.md §8).
     private var quietUntil: [ID128: Instant] = [:]
     /// Links holding an invitation for our player (`Link.heldInvite`), in the order they came.
-    private var held: [LinkID] = []
+    private var held: [LinkID] {
+        get { heldLinks }
+        _modify { var all = takeOut(&heldLinks); defer { heldLinks = all }; yield &all }
+    }
+    private var heldLinks: [LinkID] = [] // as `dials`
 
     init(config: DaemonConfig, links: LinkRegistry, outbox: Outbox, lobby: Lobby, matches: Matches, bot: BotPlayer?, random: CoreRandom) {
         self.config = config

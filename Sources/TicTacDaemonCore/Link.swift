@@ -119,8 +119,36 @@ final class Link {
     var provenID: ID128? { session.provenID }
     var claimedID: ID128? { session.claimedID }
     var heir: PeerInfo? { session.heir }
-    func announce() { session.announce() }
-    func inherit(_ peer: PeerInfo) { session.inherit(peer) }
+    func announce() { changeSession { $0.announce() } }
+    func inherit(_ peer: PeerInfo) { changeSession { $0.inherit(peer) } }
+    /// Version 2, ready: the frame's keys are in use.
+    var sealed: Bool { session.cipher != nil }
+
+    // `session` is changed through a copy written back, so no access to it spans a call; the
+    // compiler then proves every access to it exclusive and checks none at run time
+    // (docs/performance.md, "Exclusivity"). Nothing the change calls reads the link.
+    func changeSession(_ change: (inout LinkSession) -> Void) {
+        var copy = session
+        change(&copy)
+        session = copy
+    }
+
+    /// Seals a frame encoded into `bytes` once the link has its session keys (Protocol.md §4);
+    /// false when the key's frame counter is spent.
+    func seal(_ bytes: inout [UInt8]) -> Bool {
+        guard var cipher = session.cipher else { return true }
+        let sealed = cipher.seal(&bytes, frameAt: 0)
+        session.cipher = cipher // the counter moved
+        return sealed
+    }
+
+    /// The plain frame inside a sealed one, or nil when it does not open (LinkCipher.open).
+    func open(_ frame: Frame) -> Frame? {
+        guard var cipher = session.cipher else { return nil }
+        let plain = cipher.open(frame)
+        session.cipher = cipher
+        return plain
+    }
 
     // The activity, read.
 

@@ -21,11 +21,17 @@ final class LinkDeadlines {
     }
 
     /// Marks a link's deadline for recomputing; a frame and its answer touch one link in a row.
-    func touch(_ id: LinkID) { touched.appendIfNotLast(id) }
+    func touch(_ id: LinkID) {
+        var all = takeOut(&touched)
+        all.appendIfNotLast(id)
+        touched = all
+    }
 
     /// The nearest deadline of every link.
     func next(in links: LinkRegistry) -> Instant? {
         refresh(links)
+        var heap = takeHeap()
+        defer { swap(&heap, &self.heap) }
         while let top = heap.first, links[top.value]?.liveness.heapAt != top.at { heap.popFirst() } // stale
         return heap.first?.at
     }
@@ -33,6 +39,8 @@ final class LinkDeadlines {
     /// The links whose deadline has come, in id order; each is touched again (its next one).
     func due(at now: Instant, in links: LinkRegistry) -> [LinkID] {
         refresh(links)
+        var heap = takeHeap()
+        defer { swap(&heap, &self.heap) }
         var due: [LinkID] = []
         while let top = heap.first, top.at <= now {
             heap.popFirst()
@@ -47,10 +55,12 @@ final class LinkDeadlines {
             }
         }
         due.sort()
+        var touched = takeOut(&self.touched)
         for id in due {
             links[id]?.liveness.deadline = nil
             touched.append(id)
         }
+        self.touched = touched
         return due
     }
 
@@ -69,7 +79,18 @@ final class LinkDeadlines {
         return best
     }
 
+    /// The heap, taken out while a method works on it (`takeOut`): nothing they call reads it.
+    private func takeHeap() -> DeadlineHeap<LinkID> {
+        var heap = DeadlineHeap<LinkID>()
+        swap(&heap, &self.heap)
+        return heap
+    }
+
     private func refresh(_ links: LinkRegistry) {
+        var touched = takeOut(&self.touched)
+        guard !touched.isEmpty else { return self.touched = touched }
+        var heap = takeHeap()
+        defer { swap(&heap, &self.heap) }
         for id in touched {
             guard let link = links[id] else { continue }
             let d = deadline(of: link)
@@ -79,6 +100,7 @@ final class LinkDeadlines {
                 link.liveness.heapAt = d
             }
         }
-        touched.clearKeepingCapacity()
+        touched.removeAll(keepingCapacity: true)
+        self.touched = touched
     }
 }

@@ -26,20 +26,26 @@ final class LinkRegistry {
         self.tracksSeat = tracksSeat
     }
 
-    var values: Dictionary<LinkID, Link>.Values { byID.values }
+    // `byID` is read through a copy and changed while taken out (`takeOut`), so no access to it
+    // spans a call: the compiler then proves every access exclusive and checks none at run time
+    // (docs/performance.md, "Exclusivity").
+    var values: Dictionary<LinkID, Link>.Values { let all = byID; return all.values }
     var count: Int { byID.count }
     /// Every id, in ascending order.
-    var sortedIDs: [LinkID] { byID.keys.sorted() }
+    var sortedIDs: [LinkID] { let all = byID; return all.keys.sorted() }
 
     subscript(id: LinkID) -> Link? {
         if let last, last.id == id { return last }
-        let link = byID[id]
+        let all = byID
+        let link = all[id]
         if link != nil { last = link }
         return link
     }
 
     func insert(_ link: Link) {
-        byID[link.id] = link
+        var all = takeOut(&byID)
+        all[link.id] = link
+        byID = all
         last = link
         let prefix = bySource[link.address]?.prefix ?? SourcePrefix.of(link.address)
         bySource[link.address, default: (prefix, [])].ids.insert(link.id)
@@ -57,7 +63,8 @@ final class LinkRegistry {
 
     /// Every link whose HELLO named `peer`, oldest first.
     func links(to peer: ID128) -> [Link] {
-        (byPeer[peer] ?? []).compactMap { byID[$0] }
+        let all = byID
+        return (byPeer[peer] ?? []).compactMap { all[$0] }
     }
 
     /// The announced (handshaken, in use) link to `peer`.
@@ -68,7 +75,10 @@ final class LinkRegistry {
     @discardableResult
     func remove(_ id: LinkID) -> Link? {
         if last?.id == id { last = nil }
-        guard let link = byID.removeValue(forKey: id) else { return nil }
+        var all = takeOut(&byID)
+        let removed = all.removeValue(forKey: id)
+        byID = all
+        guard let link = removed else { return nil }
         if let source = bySource[link.address] {
             var ids = source.ids
             ids.remove(id)
@@ -128,7 +138,8 @@ final class LinkRegistry {
                   let n = bySource[greedy]?.ids.count, n > (bySource[address]?.ids.count ?? 0) + 1 {
             from = greedy
         }
-        let group = (from.flatMap { bySource[$0]?.ids } ?? []).compactMap { byID[$0] }.filter { !$0.closing }
+        let all = byID
+        let group = (from.flatMap { bySource[$0]?.ids } ?? []).compactMap { all[$0] }.filter { !$0.closing }
         let pick = group.filter { $0.match == nil }.min { ($0.liveness.lastHeard, $0.id) < ($1.liveness.lastHeard, $1.id) }
             ?? group.min { ($0.liveness.lastHeard, $0.id) < ($1.liveness.lastHeard, $1.id) }
         return pick?.id ?? idleLinkToDrop()

@@ -57,14 +57,6 @@ struct LinkSession {
     /// The announced link to this peer closed while this one awaited the PROOF: it takes over.
     var heir: PeerInfo? { if case let .awaitingProof(_, _, heir) = handshake { heir } else { nil } }
 
-    /// Encodes `message` into `bytes` in `version`, else the link's, else `fallback`, and seals it
-    /// once the link has its session keys; false when the key's frame counter is spent. One
-    /// call, so a frame costs its link one checked access.
-    mutating func frame(_ message: Message, into bytes: inout [UInt8], version: UInt8?, fallback: UInt8) -> Bool {
-        message.encode(into: &bytes, version: version ?? self.version ?? fallback)
-        return cipher?.seal(&bytes, frameAt: 0) ?? true
-    }
-
     /// The link we use for its peer from now on (peer-found was told, or it took over).
     mutating func announce() {
         guard case let .ready(peer, version, _) = handshake else { return }

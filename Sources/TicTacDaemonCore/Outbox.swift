@@ -26,22 +26,45 @@ final class Outbox {
     func send(_ link: Link, _ message: Message, version: UInt8? = nil) {
         guard !link.closing else { return }
         deadlines.touch(link.id) // sending is how almost every state change shows: timers may move
-        var bytes = spareFrameBuffers.popLast() ?? []
-        if !link.session.frame(message, into: &bytes, version: version, fallback: self.version) {
+        var spare = takeOut(&spareFrameBuffers)
+        var bytes = spare.popLast() ?? []
+        spareFrameBuffers = spare
+        message.encode(into: &bytes, version: version ?? link.version ?? self.version)
+        if !link.seal(&bytes) {
             // The counter is spent (2^64 - 1 frames): no nonce may repeat, so the link ends.
             link.closeReason = "the link's frame counter is spent"
             log("closing link \(link.id) to \(link.address): \(link.closeReason ?? "")")
             return close(link.id, flush: true)
         }
-        if lateLinks.contains(link.id) { return late.append(.send(link.id, bytes)) }
-        actions.append(.send(link.id, bytes))
+        queue(.send(link.id, bytes), late: lateLinks.contains(link.id))
     }
 
     /// From now on `id`'s frames and close go after every other action of a turn.
-    func makeLate(_ id: LinkID) { lateLinks.insert(id) }
+    func makeLate(_ id: LinkID) {
+        var all = takeOut(&lateLinks)
+        all.insert(id)
+        lateLinks = all
+    }
 
     /// `id` closed: nothing more is queued for it.
-    func forgetLate(_ id: LinkID) { lateLinks.remove(id) }
+    func forgetLate(_ id: LinkID) {
+        var all = takeOut(&lateLinks)
+        all.remove(id)
+        lateLinks = all
+    }
+
+    /// Queues `action` last, in the late queue or the other (taken out while appended: `take`).
+    private func queue(_ action: DaemonAction, late toLate: Bool = false) {
+        if toLate {
+            var queued = takeOut(&late)
+            queued.append(action)
+            late = queued
+        } else {
+            var queued = takeOut(&actions)
+            queued.append(action)
+            actions = queued
+        }
+    }
 
     /// A sealed link received bytes that do not open or decode: close at once and send nothing,
     /// so a forger learns nothing from the answer (Protocol.md §4, "The authenticated stream").
@@ -52,17 +75,14 @@ final class Outbox {
         close(link.id, flush: false)
     }
 
-    func emit(_ event: consuming DaemonEvent) { actions.append(.event(event)) }
+    func emit(_ event: consuming DaemonEvent) { queue(.event(event)) }
 
     /// A line for the operator's log, not the player.
-    func log(_ line: String) { actions.append(.log(line)) }
+    func log(_ line: String) { queue(.log(line)) }
 
-    func close(_ id: LinkID, flush: Bool) {
-        if lateLinks.contains(id) { return late.append(.close(id, flush: flush)) }
-        actions.append(.close(id, flush: flush))
-    }
+    func close(_ id: LinkID, flush: Bool) { queue(.close(id, flush: flush), late: lateLinks.contains(id)) }
 
-    func append(_ action: DaemonAction) { actions.append(action) }
+    func append(_ action: DaemonAction) { queue(action) }
 
     /// Faults on links whose peer never proved an id (strangers): logged and counted, never
     /// shown to the player (a stranger must not be able to make the front write).
@@ -117,6 +137,8 @@ final class Outbox {
         var buffer = bytes
         guard buffer.capacity <= 4096 else { return }
         buffer.removeAll(keepingCapacity: true)
-        spareFrameBuffers.appendIfFewer(than: 4, buffer)
+        var spare = takeOut(&spareFrameBuffers)
+        spare.appendIfFewer(than: 4, buffer)
+        spareFrameBuffers = spare
     }
 }

@@ -10,7 +10,14 @@ final class Watching: MessagePart {
     private let outbox: Outbox
     private let lobby: Lobby
     /// WATCHes waiting for a dial's link to be ready, by peer: what to send, and since when.
-    private(set) var dialing: [ID128: (watch: Watch, at: Instant)] = [:]
+    private(set) var dialing: [ID128: (watch: Watch, at: Instant)] {
+        get { dials }
+        _modify { var all = takeOut(&dials); defer { dials = all }; yield &all }
+    }
+    // Read through a copy and changed while taken out (`takeOut`): no access to the stored property
+    // spans a lookup's calls, so the compiler checks none at run time (docs/performance.md,
+    // "Exclusivity"). Nothing a change calls reads it.
+    private var dials: [ID128: (watch: Watch, at: Instant)] = [:]
     /// Links we sent WATCH on: their answers are read.
     private(set) var asked: Set<LinkID> = []
 
