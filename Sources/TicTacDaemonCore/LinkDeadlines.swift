@@ -30,8 +30,8 @@ final class LinkDeadlines {
     /// The nearest deadline of every link.
     func next(in links: LinkRegistry) -> Instant? {
         refresh(links)
-        var heap = takeHeap()
-        defer { swap(&heap, &self.heap) }
+        var heap = takeOut(&self.heap) // nothing called here reads it
+        defer { self.heap = heap }
         while let top = heap.first, links[top.value]?.liveness.heapAt != top.at { heap.popFirst() } // stale
         return heap.first?.at
     }
@@ -39,8 +39,8 @@ final class LinkDeadlines {
     /// The links whose deadline has come, in id order; each is touched again (its next one).
     func due(at now: Instant, in links: LinkRegistry) -> [LinkID] {
         refresh(links)
-        var heap = takeHeap()
-        defer { swap(&heap, &self.heap) }
+        var heap = takeOut(&self.heap) // nothing called here reads it
+        defer { self.heap = heap }
         var due: [LinkID] = []
         while let top = heap.first, top.at <= now {
             heap.popFirst()
@@ -79,18 +79,11 @@ final class LinkDeadlines {
         return best
     }
 
-    /// The heap, taken out while a method works on it (`takeOut`): nothing they call reads it.
-    private func takeHeap() -> DeadlineHeap<LinkID> {
-        var heap = DeadlineHeap<LinkID>()
-        swap(&heap, &self.heap)
-        return heap
-    }
-
     private func refresh(_ links: LinkRegistry) {
         var touched = takeOut(&self.touched)
         guard !touched.isEmpty else { return self.touched = touched }
-        var heap = takeHeap()
-        defer { swap(&heap, &self.heap) }
+        var heap = takeOut(&self.heap) // nothing called here reads it
+        defer { self.heap = heap }
         for id in touched {
             guard let link = links[id] else { continue }
             let d = deadline(of: link)

@@ -1,3 +1,4 @@
+import TicTacTime
 import TicTacAPI
 import TicTacWire
 

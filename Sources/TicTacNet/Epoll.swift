@@ -18,16 +18,22 @@ public struct Interest: OptionSet, Sendable, Hashable {
 /// Each registration carries a 64-bit token the loop chooses (fd and generation).
 struct Epoll: ~Copyable {
     private let fd: Int32
-    private var events: [epoll_event]
+    /// epoll_wait's buffer, owned by this value alone (it cannot be copied), so `poll` changes
+    /// nothing of the value and the loop holds it as a constant.
+    private let events: UnsafeMutableBufferPointer<epoll_event>
 
     init(capacity: Int = 256) throws(NetError) {
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw .last("epoll_create1") }
         self.fd = fd
-        self.events = Array(repeating: epoll_event(), count: capacity)
+        events = .allocate(capacity: max(1, capacity))
+        events.initialize(repeating: epoll_event())
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        events.deallocate()
+    }
 
     /// The most events one `poll` returns.
     var capacity: Int { events.count }
@@ -61,8 +67,8 @@ struct Epoll: ~Copyable {
 
     /// Waits up to `timeoutMs` (-1 forever); appends the ready tokens to `batch`. EINTR adds none.
     /// The batch is returned, not dispatched, so handlers may change registrations freely.
-    mutating func poll(timeoutMs: Int32, into batch: inout [(token: UInt64, ready: Interest)]) throws(NetError) {
-        let n = events.withUnsafeMutableBufferPointer { epoll_wait(fd, $0.baseAddress, Int32($0.count), timeoutMs) }
+    func poll(timeoutMs: Int32, into batch: inout [(token: UInt64, ready: Interest)]) throws(NetError) {
+        let n = epoll_wait(fd, events.baseAddress, Int32(events.count), timeoutMs)
         if n < 0 {
             if errno == EINTR { return }
             throw .last("epoll_wait")

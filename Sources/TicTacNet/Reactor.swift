@@ -21,7 +21,7 @@ public final class Reactor {
         var handler: Handler
     }
 
-    private var epoll: Epoll
+    private let epoll: Epoll
     private var registrations: [Int32: Registration] = [:]
     private var nextGeneration: UInt32 = 1
     private var heap = DeadlineHeap<UInt64>()
@@ -94,21 +94,37 @@ public final class Reactor {
         let generation = nextGeneration
         nextGeneration &+= 1
         try epoll.add(fd, interest, token: Self.token(fd, generation))
-        registrations[fd] = Registration(generation: generation, interest: interest, handler: handler)
+        setRegistration(Registration(generation: generation, interest: interest, handler: handler), of: fd)
     }
 
     /// Changes what `fd` is watched for (no-op if unchanged or unknown).
     public func update(_ fd: Int32, _ interest: Interest) throws(NetError) {
-        guard var r = registrations[fd], r.interest != interest else { return }
+        guard var r = registration(of: fd), r.interest != interest else { return }
         try epoll.modify(fd, interest, token: Self.token(fd, r.generation))
         r.interest = interest
-        registrations[fd] = r
+        setRegistration(r, of: fd)
     }
 
     /// Stops watching `fd`. Call before closing it.
     public func unregister(_ fd: Int32) {
-        guard registrations.removeValue(forKey: fd) != nil else { return }
+        guard registration(of: fd) != nil else { return }
+        setRegistration(nil, of: fd)
         epoll.remove(fd)
+    }
+
+    // The registrations, the timers and their heap are read through a copy or a short read and
+    // changed while taken out (`takeOut`), never across a call: the compiler then proves every
+    // access to them exclusive and checks none at run time (docs/performance.md, "Exclusivity").
+
+    private func registration(of fd: Int32) -> Registration? {
+        let all = registrations
+        return all[fd]
+    }
+
+    private func setRegistration(_ r: Registration?, of fd: Int32) {
+        var all = takeOut(&registrations)
+        all[fd] = r
+        registrations = all
     }
 
     private static func token(_ fd: Int32, _ generation: UInt32) -> UInt64 {
@@ -120,9 +136,12 @@ public final class Reactor {
     /// Calls `body` once at or after `deadline`.
     @discardableResult
     public func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerID {
+        var free = takeOut(&freeSlots)
+        var timers = takeOut(&self.timers)
+        var heap = takeOut(&self.heap)
         let slot: Int
-        if let free = freeSlots.popLast() {
-            slot = free
+        if let reused = free.popLast() {
+            slot = reused
         } else {
             slot = timers.count
             timers.append(TimerSlot())
@@ -131,6 +150,7 @@ public final class Reactor {
         timers[slot].body = body
         let id = UInt64(slot) | UInt64(timers[slot].generation) << 32
         heap.push(deadline, id)
+        (freeSlots, self.timers, self.heap) = (free, timers, heap)
         return TimerID(value: id)
     }
 
@@ -145,9 +165,13 @@ public final class Reactor {
     /// Takes a live timer's body out and frees its slot.
     private func take(_ id: UInt64) -> (() -> Void)? {
         guard let slot = liveSlot(id) else { return nil }
+        var timers = takeOut(&self.timers)
         let body = timers[slot].body
         timers[slot].body = nil
-        freeSlots.append(slot)
+        self.timers = timers
+        var free = takeOut(&freeSlots)
+        free.append(slot)
+        freeSlots = free
         return body
     }
 
@@ -165,7 +189,9 @@ public final class Reactor {
     /// served: a callback that must not re-enter its owner mid-batch (a connection's close,
     /// reported while the daemon is still carrying out its actions) goes here.
     public func afterBatch(_ body: @escaping () -> Void) {
-        deferred.append(body)
+        var all = takeOut(&deferred)
+        all.append(body)
+        deferred = all
     }
 
     // MARK: Stalls
@@ -242,7 +268,7 @@ public final class Reactor {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))
                 let generation = UInt32(truncatingIfNeeded: token >> 32)
                 // A callback earlier in this batch may have closed or replaced the fd.
-                guard let r = registrations[fd], r.generation == generation, !stopped else { continue }
+                guard let r = registration(of: fd), r.generation == generation, !stopped else { continue }
                 let relevant = ready.intersection(r.interest.union(.hangup))
                 if !relevant.isEmpty { r.handler(relevant) }
             }
@@ -266,13 +292,17 @@ public final class Reactor {
     }
 
     private func nextDeadline() -> Instant? {
+        var heap = takeOut(&self.heap) // liveSlot reads the timers only
         while let top = heap.first, liveSlot(top.value) == nil { heap.popFirst() } // cancelled
+        self.heap = heap
         return heap.first?.at
     }
 
     private func fireTimers(at t: Instant) {
         while !stopped, let top = heap.first, top.at <= t {
+            var heap = takeOut(&self.heap)
             heap.popFirst()
+            self.heap = heap
             if let body = take(top.value) { body() }
         }
     }

@@ -1,62 +1,8 @@
 import CTicTacNet
+import TicTacTime
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Why a connection ended.
-public enum CloseReason: Sendable, Equatable, CustomStringConvertible {
-    /// We closed it.
-    case local
-    /// The peer closed its side (EOF).
-    case peerClosed
-    /// A read, write or connect failed.
-    case ioError(NetError)
-    /// The bytes were not our protocol (the decoder's error, described); the owner was told
-    /// through `onDecodeError` first.
-    case protocolError(String)
-    /// The peer stopped reading and our queue for it passed its bound.
-    case writeQueueFull(Int)
-    case connectTimeout
-
-    public var description: String {
-        switch self {
-        case .local: "closed"
-        case .peerClosed: "the peer closed the connection"
-        case let .ioError(e): e.description
-        case let .protocolError(text): text
-        case let .writeQueueFull(n): "the peer stopped reading (\(n) bytes queued)"
-        case .connectTimeout: "connection timed out"
-        }
-    }
-
-    /// A connect that nothing answered at that address: refused (no listener) or no route to it.
-    public var isRefused: Bool {
-        guard case let .ioError(e) = self else { return false }
-        return [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH].contains(e.errno)
-    }
-}
-
-/// The bounds every TCPConnection keeps (a generic class cannot hold static stored properties).
-public enum TCPLimits {
-    /// Bytes allowed in the write queue before the connection is dropped.
-    public static let defaultMaxQueuedBytes = 64 * 1024
-    /// Bytes queued above which the connection stops reading.
-    public static let defaultPauseReadingAbove = 16 * 1024
-    /// The kernel's send buffer asked for (SO_SNDBUF; Linux doubles it). Without it Linux grows
-    /// the buffer on its own up to `net.ipv4.tcp_wmem`'s maximum (4 MB): a peer that never read
-    /// had megabytes of answers taken by the kernel, so our queue stayed short, reading never
-    /// paused, and every PING it kept sending counted as life for seconds. With a small
-    /// buffer our queue backs up after a few kilobytes, reading pauses, the peer is no longer
-    /// heard, and the liveness limit drops it; the kernel's memory per link stays small too.
-    /// Game frames are tens of bytes: 32 KB in flight is plenty.
-    public static let sendBufferBytes: Int32 = 16 * 1024
-    /// Bytes read per readiness, at most: what is left stays in the socket, and the loop (level
-    /// triggered) comes back to it next turn, having served the other ready links. A turn's
-    /// frames on a link are tens of bytes; a peer flooding small frames gets through at most
-    /// this much a turn, so floods cannot hold a game's move up (docs/performance.md,
-    /// tools/bench/hostility).
-    public static let maxReadPerTurn = 1024
-}
 
 /// A nonblocking TCP connection, owned by a Reactor: it moves bytes, and the decoder plugged
 /// into it (`InboundDecoder`) turns what it reads into messages, delivered in order. `onRead` and `onWrite` see the raw bytes (a capture tap).
@@ -81,23 +27,31 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     public let fd: Int32
     public let remote: SocketAddress
     public let isOutgoing: Bool
-    public var onConnected: (() -> Void)?
-    public var onMessage: ((Decoder.Message) -> Void)?
+    // What other modules see is computed over private storage: a stored property they could
+    // reach would be checked for exclusive access at run time on every use; private, the
+    // compiler proves its accesses exclusive (docs/performance.md, "Exclusivity").
+    public var onConnected: (() -> Void)? { get { handlers.connected } set { handlers.connected = newValue } }
+    public var onMessage: ((Decoder.Message) -> Void)? { get { handlers.message } set { handlers.message = newValue } }
     /// Bad bytes: the owner may queue an answer (an ERROR frame); the connection then closes
     /// after flushing it.
-    public var onDecodeError: ((Decoder.Failure) -> Void)?
-    public var onClose: ((CloseReason) -> Void)?
+    public var onDecodeError: ((Decoder.Failure) -> Void)? { get { handlers.decodeError } set { handlers.decodeError = newValue } }
+    public var onClose: ((CloseReason) -> Void)? { get { handlers.close } set { handlers.close = newValue } }
     /// Every byte read from the socket, in order, before decoding (a tap: logs, captures).
-    public var onRead: ((UnsafeBufferPointer<UInt8>) -> Void)?
+    public var onRead: ((UnsafeBufferPointer<UInt8>) -> Void)? { get { handlers.read } set { handlers.read = newValue } }
     /// Every byte the socket took, in order (the tap's other direction).
-    public var onWrite: ((UnsafeRawBufferPointer) -> Void)?
-    public private(set) var isConnected: Bool
-    public private(set) var isClosed = false
+    public var onWrite: ((UnsafeRawBufferPointer) -> Void)? { get { handlers.write } set { handlers.write = newValue } }
+    private var handlers = Handlers<Decoder.Message, Decoder.Failure>()
+    public var isConnected: Bool { connected }
+    private var connected: Bool
+    public var isClosed: Bool { closed }
+    private var closed = false
     /// Bytes received and sent, for logs and benchmarks.
-    public private(set) var bytesIn = 0
+    public var bytesIn: Int { received }
+    private var received = 0
     public var bytesOut: Int { sent.bytes }
     /// Reading is paused because too much waits to be written (backpressure).
-    public private(set) var isReadingPaused = false
+    public var isReadingPaused: Bool { readingPaused }
+    private var readingPaused = false
     /// How many times `send()` (the system call) ran, for tests: never on a socket known full.
     public var sendCalls: Int { sent.calls }
     /// Both counted in one value: a send updates it with one access (docs/performance.md).
@@ -107,8 +61,13 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     /// Bytes the write queue may hold; past it the connection closes (`writeQueueFull`). An owner
     /// may lower it on the way (a watcher's link, Protocol.md §14): checked at the next send.
     public var maxQueuedBytes: Int {
-        didSet { pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes) }
+        get { queueLimit }
+        set {
+            queueLimit = newValue
+            pauseReadingAbove = min(pauseReadingAbove, newValue)
+        }
     }
+    private var queueLimit: Int
     private var pauseReadingAbove: Int
     /// Our sending side is shut down; input is read and dropped until EOF (see the type's docs).
     private var draining = false
@@ -131,9 +90,9 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         self.fd = fd
         self.remote = remote
         self.isOutgoing = false
-        self.isConnected = true
+        self.connected = true
         self.interest = .read
-        self.maxQueuedBytes = maxQueuedBytes
+        self.queueLimit = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         do throws(NetError) {
             try Socket.set(fd, Int32(IPPROTO_TCP), TCP_NODELAY)
@@ -143,7 +102,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         } catch {
             // The caller still owns `fd` and closes it; deinit (which runs for an initialised
             // object that throws) must not close it a second time.
-            isClosed = true
+            closed = true
             throw error
         }
     }
@@ -157,9 +116,9 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         self.decoder = decoder
         self.remote = remote
         self.isOutgoing = true
-        self.isConnected = false
+        self.connected = false
         self.interest = .write
-        self.maxQueuedBytes = maxQueuedBytes
+        self.queueLimit = maxQueuedBytes
         self.pauseReadingAbove = min(pauseReadingAbove, maxQueuedBytes)
         fd = try Socket.make(remote.domain, Int32(SOCK_STREAM.rawValue))
         do throws(NetError) {
@@ -170,7 +129,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             try reactor.register(fd, .write) { [unowned self] ready in handle(ready) }
         } catch {
             Glibc.close(fd)
-            isClosed = true // deinit runs for an initialised object that throws: no second close
+            closed = true // deinit runs for an initialised object that throws: no second close
             throw error
         }
         connectTimer = reactor.schedule(after: timeout) { [unowned self] in
@@ -199,7 +158,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         guard !isClosed, !closing else { return }
         let wasEmpty = queuedBytes == 0
         if wasEmpty, isConnected, bytes.count <= maxQueuedBytes { return sendDirect(bytes) }
-        queue.append(contentsOf: bytes)
+        enqueue(bytes[...])
         if queuedBytes > maxQueuedBytes {
             return finish(.writeQueueFull(queuedBytes))
         }
@@ -229,7 +188,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         }
         // All taken: the queue stays empty and the interest (read only) stays as it was.
         guard sent < bytes.count else { return }
-        queue.append(contentsOf: bytes[sent...])
+        enqueue(bytes[sent...])
         updateInterest() // watch for writability until the rest is written
     }
 
@@ -252,7 +211,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         if !isConnected {
             let err = Socket.pendingError(fd)
             guard err == 0 else { return finish(.ioError(NetError("connect \(remote)", errno: err))) }
-            isConnected = true
+            connected = true
             if let t = connectTimer { reactor.cancel(t) }
             connectTimer = nil
             updateInterest()
@@ -274,7 +233,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             let n = Glibc.read(fd, buffer.baseAddress, limit)
             guard n > 0 else { return n }
             let bytes = UnsafeBufferPointer(rebasing: buffer.bindMemory(to: UInt8.self)[0..<n])
-            bytesIn += n
+            received += n
             onRead?(bytes)
             // While closing, input is read and dropped: nothing more is decoded, and a drained
             // socket closes with FIN rather than a reset that could discard our last frame.
@@ -303,28 +262,43 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         if !closing { finish(.protocolError(String(describing: failure))) }
     }
 
+    /// Appends to the write queue, taken out while it grows (`takeOut`).
+    private func enqueue(_ bytes: ArraySlice<UInt8>) {
+        var all = takeOut(&queue)
+        all.append(contentsOf: bytes)
+        queue = all
+    }
+
     private func flush() {
-        while queuedBytes > 0 {
+        // The queue is taken out while it is written (`takeOut`): the loop calls only the
+        // socket and the tap, and neither reads it.
+        var queue = takeOut(&self.queue)
+        var start = queueStart
+        var failure: NetError?
+        while start < queue.count {
             let n = queue.withUnsafeBytes { b in
-                Glibc.send(fd, b.baseAddress.map { $0 + queueStart }, queuedBytes, Int32(MSG_NOSIGNAL))
+                Glibc.send(fd, b.baseAddress.map { $0 + start }, b.count - start, Int32(MSG_NOSIGNAL))
             }
             sent.add(n)
             if n < 0 {
                 if errno == EINTR { continue }
-                if errno == EAGAIN { break }
-                return finish(.ioError(.last("send")))
+                if errno != EAGAIN { failure = .last("send") }
+                break
             }
-            if let onWrite { queue.withUnsafeBytes { onWrite(UnsafeRawBufferPointer(rebasing: $0[queueStart..<(queueStart + n)])) } }
-            queueStart += n
+            if let onWrite { queue.withUnsafeBytes { onWrite(UnsafeRawBufferPointer(rebasing: $0[start..<(start + n)])) } }
+            start += n
         }
-        if queuedBytes == 0 {
+        let drained = start == queue.count
+        if drained {
             queue.removeAll(keepingCapacity: queue.count <= 4096)
-            queueStart = 0
-            if closing { return shutdownAndDrain() }
-        } else if queueStart > queue.count / 2 {
-            queue.removeFirst(queueStart)
-            queueStart = 0
+            start = 0
+        } else if start > queue.count / 2 {
+            queue.removeFirst(start)
+            start = 0
         }
+        (self.queue, queueStart) = (queue, start)
+        if let failure { return finish(.ioError(failure)) }
+        if drained, closing { return shutdownAndDrain() }
         updateInterest()
     }
 
@@ -341,7 +315,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         // Each stored property read once (every read of a class's property is checked for
         // exclusive access at run time; this runs on every send).
         let queued = queuedBytes, draining = draining
-        var paused = isReadingPaused
+        var paused = readingPaused
         if draining {
             paused = false
         } else if queued > pauseReadingAbove {
@@ -349,7 +323,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
         } else if queued <= pauseReadingAbove / 4 {
             paused = false
         }
-        if paused != isReadingPaused { isReadingPaused = paused }
+        if paused != readingPaused { readingPaused = paused }
         var wanted: Interest = paused ? [] : .read
         if queued > 0, !draining { wanted.formUnion(.write) }
         guard wanted != interest else { return }
@@ -364,19 +338,14 @@ public final class TCPConnection<Decoder: InboundDecoder> {
 
     private func finish(_ reason: CloseReason) {
         guard !isClosed else { return }
-        isClosed = true
+        closed = true
         if let t = connectTimer { reactor.cancel(t) }
         connectTimer = nil
         reactor.unregister(fd)
         Glibc.close(fd)
         queue = []
         let report = onClose
-        onClose = nil
-        onMessage = nil
-        onDecodeError = nil
-        onConnected = nil
-        onRead = nil
-        onWrite = nil
+        handlers = Handlers<Decoder.Message, Decoder.Failure>()
         // After the batch: the owner may be in the middle of carrying out actions.
         if let report { reactor.afterBatch { report(reason) } }
     }
