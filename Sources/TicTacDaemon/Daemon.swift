@@ -16,14 +16,18 @@ public final class Daemon {
     public let reactor: Reactor
     /// The sans-I/O core; fronts ask through DaemonQueries' narrow questions.
     let core: DaemonCore
+    // Callbacks over private storage: no run-time exclusivity check (docs/performance.md, "Exclusivity").
     /// Called for everything the player should hear.
-    public var onEvent: (DaemonEvent) -> Void = { _ in }
+    public var onEvent: (DaemonEvent) -> Void { get { eventHandler } set { eventHandler = newValue } }
+    private var eventHandler: (DaemonEvent) -> Void = { _ in }
     /// Called for each line of the operator's log (DaemonAction.log): stderr in the app.
-    public var onLog: (String) -> Void = { _ in }
+    public var onLog: (String) -> Void { get { logHandler } set { logHandler = newValue } }
+    private var logHandler: (String) -> Void = { _ in }
     /// Stores game facts in the history (`DaemonConfig.keepsHistory`), synchronously: a turn's
     /// facts together, before any of that turn's frames leave. False when they could not be
     /// stored: that turn's frames to those peers are not sent (`DaemonInput.historyFailed`).
-    public var onRecord: ([GameFactRecord]) -> Bool = { _ in true }
+    public var onRecord: ([GameFactRecord]) -> Bool { get { recordHandler } set { recordHandler = newValue } }
+    private var recordHandler: ([GameFactRecord]) -> Bool = { _ in true }
     /// An engine's own lines (MESSAGE, DEBUG, ERROR...): its chatter, below the operator's log.
     public var onEngineNote: (String) -> Void = { _ in }
     /// A version-2 link's traffic keys, for the key log (`DaemonConfig.logsKeys`).
@@ -66,7 +70,7 @@ public final class Daemon {
     /// The core's actions being carried out (kept between calls for its capacity).
     private var actionBuffer: [DaemonAction] = []
     /// The watchers' frames, served a few links a turn of the loop after the others (LateFrames).
-    private lazy var late = LateFrames(reactor: reactor, core: core, connection: { [unowned self] in connections[$0] },
+    private lazy var late = LateFrames(reactor: reactor, core: core, connection: { [unowned self] in connection($0) },
                                        close: { [unowned self] id, flush in close(id, flush: flush) })
     var nextLink: LinkID = 1
     /// Set by `leave()`: dials dropped on the way out are not failures to report.
@@ -191,7 +195,9 @@ public final class Daemon {
     func wire(_ conn: FrameConnection, id: LinkID, fallback: [SocketAddress] = [], dialling peer: ID128? = nil,
                       since: Instant = Instant.zero, onConnected: ((LinkID, SocketAddress) -> Void)? = nil,
                       onFailure: ((String, String) -> Void)? = nil) {
-        connections[id] = conn
+        var all = takeOut(&connections)
+        all[id] = conn
+        connections = all
         if let tap {
             conn.onRead = { [weak self] bytes in
                 guard let self else { return }
@@ -218,7 +224,7 @@ public final class Daemon {
         conn.onClose = { [weak self, unowned conn] reason in
             guard let self else { return }
             let conn = conn // removing it from `connections` below may drop the last other reference
-            connections.removeValue(forKey: id)
+            removeConnection(id)
             if conn.isConnected { tap?(id, reactor.now, .closed(reason.description)) }
             trimmer.linkClosed()
             core.connectionGone(id)
@@ -236,13 +242,13 @@ public final class Daemon {
     /// batch (never re-entered while carrying out its actions), and the socket flushes, shuts
     /// down and lingers on its own (TCPConnection.closeAfterFlush), held in `lingering`.
     private func close(_ id: LinkID, flush: Bool) {
-        guard let conn = connections[id] else { return }
+        guard let conn = connection(id) else { return }
         // Already closed this turn (the peer's FIN, an error): the close callback wire() set is
         // on its way, at the end of the turn, and does all of this itself (tells the core the
         // connection is gone, then closed). Doing it here too once let one address past its limit, and the
         // connection stayed in `lingering` for good (its new callback could never run).
         guard !conn.isClosed else { return }
-        connections.removeValue(forKey: id)
+        removeConnection(id)
         core.connectionGone(id)
         conn.onMessage = nil
         conn.onDecodeError = nil
@@ -281,7 +287,7 @@ public final class Daemon {
         func sendBatch() {
             guard let b = batch else { return }
             batch = nil
-            connections[b.id]?.send(b.bytes)
+            connection(b.id)?.send(b.bytes)
             core.recycle(b.bytes) // written or copied into the connection's queue: reused
         }
         let unstored = core.config.keepsHistory ? storeRecords(&pending) : []
@@ -332,7 +338,7 @@ public final class Daemon {
             case .record:
                 break // taken out and stored first (storeRecords)
             case let .boundQueue(id, maxBytes):
-                connections[id]?.maxQueuedBytes = maxBytes
+                connection(id)?.maxQueuedBytes = maxBytes
             }
         }
         sendBatch()
@@ -377,4 +383,16 @@ public final class Daemon {
     }
 
     private func rearm() { timer.follow(core.pollTimeout()) }
+
+    // `connections` read through a copy, changed while taken out (docs/performance.md, "Exclusivity").
+    private func connection(_ id: LinkID) -> FrameConnection? {
+        let all = connections
+        return all[id]
+    }
+
+    private func removeConnection(_ id: LinkID) {
+        var all = takeOut(&connections)
+        all.removeValue(forKey: id)
+        connections = all
+    }
 }
