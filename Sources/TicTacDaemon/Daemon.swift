@@ -80,7 +80,8 @@ public final class Daemon {
     /// participants come from here, Protocol.md §11).
     public var onPresence: (DiscoveryEvent) -> Void = { _ in }
     /// The presence table (broadcast discovery, when on, and DNS-SD feed it), once started.
-    public internal(set) var presence: PresenceService?
+    public var presence: PresenceService? { presenceService }
+    var presenceService: PresenceService? // stored apart: no run-time exclusivity check
     /// DNS-SD publication and browsing, once started.
     public internal(set) var dnssd: DNSSDAgent?
     /// The bot's search thread, made at the first search (BotWorker).

@@ -23,7 +23,7 @@ extension Daemon {
             apply()
             onPresence(event)
         }
-        presence = d
+        presenceService = d
         _ = core.presenceChanged() // what `local` announces: later changes are reported from here
         d.start()
     }

@@ -1,5 +1,6 @@
 import TicTacEngine
 import TicTacPbrain
+import TicTacTime
 import TicTacWire
 
 /// When and where the bot thinks. A move on the classic board (or a random one) takes
@@ -32,19 +33,33 @@ final class BotScheduler {
     }
 
     /// The game on `link` waits for a bot move.
-    func turnDue(_ link: LinkID) { turns.append(link) }
+    // The queues are changed while taken out (`takeOut`) and the generator through a copy, so
+    // no access to them spans a call: no run-time exclusivity check (docs/performance.md).
+    func turnDue(_ link: LinkID) {
+        var all = takeOut(&turns)
+        all.append(link)
+        turns = all
+    }
 
     /// The next link whose turn came, oldest first.
-    func nextTurn() -> LinkID? { turns.popFirstIfAny() }
+    func nextTurn() -> LinkID? {
+        var all = takeOut(&turns)
+        defer { turns = all }
+        return all.popFirstIfAny()
+    }
 
     /// A move without a search, drawn from the bot's generator.
     func quickMove(_ bot: Bot, on board: Board, as piece: Piece) -> Int {
-        bot.chooseMove(on: board, as: piece, using: &random)
+        var generator = random
+        defer { random = generator }
+        return bot.chooseMove(on: board, as: piece, using: &generator)
     }
 
     /// Queues a search for `link`'s move, unless it already waits or is being searched.
     func queueSearch(_ link: LinkID) {
-        if !waiting.contains(link), searching?.link != link { waiting.append(link) }
+        var all = takeOut(&waiting)
+        if !all.contains(link), searching?.link != link { all.append(link) }
+        waiting = all
     }
 
     /// Searches waiting for their turn (not counting the one out).
@@ -54,6 +69,8 @@ final class BotScheduler {
     /// longest ago, oldest first within it. Links no longer waiting for a move are dropped.
     func nextSearch(_ bot: Bot, nodes: Int, links: LinkRegistry) -> BotSearchJob? {
         guard !waiting.isEmpty, searching == nil, let random = searchRandom else { return nil }
+        var waiting = takeOut(&self.waiting) // the links' look-ups below do not read it
+        defer { self.waiting = waiting }
         waiting.removeAll { links[$0]?.game?.state != .myTurn || links[$0]?.closing != false }
         let pick = waiting.indices.min { a, b in
             let x = lastSearched[links[waiting[a]]?.address ?? ""] ?? 0
