@@ -15,9 +15,34 @@ public enum SourcePrefix {
     }
 
     private static func ipv4(_ address: String) -> String? {
+        if let prefix = dottedQuadPrefix(address) { return prefix }
         let parts = address.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return nil }
         return parts.prefix(3).joined(separator: ".")
+    }
+
+    /// The usual text (four groups of one to three digits, each at most 255) read in its bytes,
+    /// as every connection's is (docs/performance.md): the general reading's answer; nil sends
+    /// anything else to it.
+    private static func dottedQuadPrefix(_ address: String) -> String? {
+        var groups = 0, digits = 0, value = 0, lastDot = 0, index = 0
+        for byte in address.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0, groups < 3 else { return nil }
+                groups += 1
+                digits = 0
+                value = 0
+                lastDot = index
+            } else {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), digits < 3 else { return nil }
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                guard value <= 255 else { return nil }
+            }
+            index += 1
+        }
+        guard groups == 3, digits > 0 else { return nil }
+        return String(decoding: address.utf8.prefix(lastDot), as: UTF8.self)
     }
 
     private static func ipv6(_ address: String) -> String? {

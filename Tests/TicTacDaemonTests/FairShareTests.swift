@@ -21,6 +21,26 @@ import TicTacTime
         #expect(SourcePrefix.of("not an address") == "not an address")
     }
 
+    /// IPv4 text is read in its bytes when it has the usual form: the answer is the general
+    /// reading's (split at the dots, each part a UInt8, the first three joined) for every text,
+    /// usual or not: leading zeros, signs, four digits, empty parts, values past 255.
+    @Test func dottedQuadsReadInBytesAsInParts() {
+        func reference(_ a: String) -> String {
+            let parts = a.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return a }
+            return parts.prefix(3).joined(separator: ".")
+        }
+        var texts = ["1.2.3.4", "10.0.0.255", "001.002.003.004", "0001.2.3.4", "+1.2.3.4", "256.1.1.1",
+                     "1.2.3.256", "1.2.3", "1..2.3", "1.2.3.4.", ".1.2.3", "1.2.3.4.5", "", "a.b.c.d", "1.2.3.0x1"]
+        var random = SplitMix64(seed: 0x7163)
+        let alphabet = Array("0123456789.+-a")
+        for _ in 0..<2_000 {
+            let n = Int(random.next() % 16)
+            texts.append(String((0..<n).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }))
+        }
+        for t in texts { #expect(SourcePrefix.of(t) == reference(t), "\(t)") }
+    }
+
     /// Raw clients from `source`, each with its own identity, shaken hands and playing a game.
     func players(_ n: Int, from source: String, seed: UInt64, daemon: Daemon, reactor: Reactor) throws -> [RawClient] {
         var clients: [RawClient] = []
