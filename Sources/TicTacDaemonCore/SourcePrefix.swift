@@ -7,6 +7,10 @@ public enum SourcePrefix {
     /// address; text that is neither is its own prefix.
     public static func of(_ address: String) -> String {
         if !address.contains(":") { return ipv4(address) ?? address }
+        // A dual-stack listener's IPv4 peer, as inet_ntop writes it: read in its bytes too.
+        if address.hasPrefix("::ffff:"), let v4 = dottedQuadPrefix(String(decoding: address.utf8.dropFirst(7), as: UTF8.self)) {
+            return v4
+        }
         let bare = address.split(separator: "%", maxSplits: 1).first.map(String.init) ?? address // a zone
         if let mapped = bare.split(separator: ":").last, mapped.contains("."), let v4 = ipv4(String(mapped)) {
             return v4

@@ -39,6 +39,10 @@ import TicTacTime
             texts.append(String((0..<n).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }))
         }
         for t in texts { #expect(SourcePrefix.of(t) == reference(t), "\(t)") }
+        // An IPv4-mapped address the same way, and what the general reading makes of the others.
+        #expect(SourcePrefix.of("::ffff:192.168.1.7") == "192.168.1")
+        #expect(SourcePrefix.of("::ffff:0001.2.3.4") == "0001.2.3")
+        #expect(SourcePrefix.of("::ffff:256.1.1.1") == "::ffff:256.1.1.1")
     }
 
     /// Raw clients from `source`, each with its own identity, shaken hands and playing a game.
