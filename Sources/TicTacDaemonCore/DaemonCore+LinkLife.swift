@@ -1,8 +1,8 @@
 import TicTacAPI
 import TicTacDiscoveryCore
 import TicTacEngine
-import TicTacWire
 import TicTacTime
+import TicTacWire
 
 // A link's life below what it carries: opened (our HELLO), every frame received (opened if
 // sealed, decoded, the handshake until the peer is proven), and the peer proven.

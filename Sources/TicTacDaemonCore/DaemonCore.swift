@@ -1,8 +1,8 @@
 import TicTacAPI
 import TicTacDiscoveryCore
 import TicTacEngine
-import TicTacWire
 import TicTacTime
+import TicTacWire
 
 // Theory of operation
 //

@@ -93,7 +93,7 @@ final class LinkDeadlines {
                 link.liveness.heapAt = d
             }
         }
-        touched.removeAll(keepingCapacity: true)
+        touched.clearKeepingCapacity()
         self.touched = touched
     }
 }

@@ -1,5 +1,5 @@
-import TicTacTime
 import TicTacAPI
+import TicTacTime
 import TicTacWire
 
 /// The core's actions in the order they happen, and frames encoded into buffers the shell gives
@@ -54,7 +54,7 @@ final class Outbox {
         lateLinks = all
     }
 
-    /// Queues `action` last, in the late queue or the other (taken out while appended: `take`).
+    /// Queues `action` last, in the late queue or the other (taken out while appended: `takeOut`).
     private func queue(_ action: DaemonAction, late toLate: Bool = false) {
         if toLate {
             var queued = takeOut(&late)
