@@ -212,8 +212,9 @@ final class BotPlayer {
 
     /// The next game starts at once. A game just over always can: a refusal is our bug.
     private func rematch(_ link: Link, in matches: Matches, now: Instant) {
-        guard let game = link.match?.game, game.state == .done else { return } // the match ended with the game
-        if enginePause(now) != nil, mover(on: game.size) == .engine {
+        // Read in place: a copy of the whole game cost more than the two reads.
+        guard let match = link.match, match.game.state == .done else { return } // the match ended with the game
+        if enginePause(now) != nil, mover(on: match.game.size) == .engine {
             outbox.log("ended the match with \(link.peer?.name ?? "link \(link.id)"): the engine is out of restarts for now")
             return matches.end(link, byUs: true, now: now)
         }
