@@ -300,11 +300,17 @@ public final class Reactor {
 
     private func fireTimers(at t: Instant) {
         while !stopped, let top = heap.first, top.at <= t {
-            var heap = takeOut(&self.heap)
-            heap.popFirst()
-            self.heap = heap
+            popFirstTimer()
             if let body = take(top.value) { body() }
         }
+    }
+
+    /// In a function of its own, so no local copy of the heap is alive while a timer's body runs:
+    /// a body that schedules would then copy the whole heap (copy on write).
+    private func popFirstTimer() {
+        var heap = takeOut(&self.heap)
+        heap.popFirst()
+        self.heap = heap
     }
 }
 

@@ -270,8 +270,16 @@ public final class TCPConnection<Decoder: InboundDecoder> {
     }
 
     private func flush() {
-        // The queue is taken out while it is written (`takeOut`): the loop calls only the
-        // socket and the tap, and neither reads it.
+        let (failure, drained) = writeQueued()
+        if let failure { return finish(.ioError(failure)) }
+        if drained, closing { return shutdownAndDrain() }
+        updateInterest()
+    }
+
+    /// Writes what is queued until the socket takes no more. The queue is taken out meanwhile
+    /// (`takeOut`): the loop calls only the socket and the tap, and neither reads it; it is put
+    /// back before this returns, so no local copy is alive when the caller goes on.
+    private func writeQueued() -> (failure: NetError?, drained: Bool) {
         var queue = takeOut(&self.queue)
         var start = queueStart
         var failure: NetError?
@@ -297,9 +305,7 @@ public final class TCPConnection<Decoder: InboundDecoder> {
             start = 0
         }
         (self.queue, queueStart) = (queue, start)
-        if let failure { return finish(.ioError(failure)) }
-        if drained, closing { return shutdownAndDrain() }
-        updateInterest()
+        return (failure, drained)
     }
 
     /// Everything is written: send FIN, and read until the peer's EOF (or the linger timer).
