@@ -2,7 +2,9 @@
 // back makes no access to the property span the change's calls: the compiler can then prove
 // every access to it exclusive and checks none at run time (docs/performance.md,
 // "Exclusivity"). Only for changes that call nothing which reads the property: such a read
-// would see the empty collection (where an access spanning the change would have trapped).
+// would see the empty collection (where an access spanning the change would have trapped). And
+// the local must be gone before anything that changes the property runs: stored back while the
+// local lives, the buffer has two owners, and the next change copies all of it.
 
 @inlinable @inline(__always)
 public func takeOut<Key, Value>(_ value: inout [Key: Value]) -> [Key: Value] {
