@@ -34,6 +34,14 @@ final class Losses: CustomStringConvertible {
     }
 }
 
+/// This process's CPU time so far, user and system, in seconds.
+func processCPU() -> (user: Double, system: Double) {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return (seconds(usage.ru_utime), seconds(usage.ru_stime))
+}
+
 /// A kB field ("VmRSS", "VmHWM") of /proc/PID/status.
 func procStatusKB(_ pid: Int32, _ field: String) -> Int {
     guard let f = fopen("/proc/\(pid)/status", "r") else { fail("cannot read /proc/\(pid)/status") }
@@ -174,10 +182,11 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
     liveAtGo = live
 
     // The measured window.
-    let games0 = games, start = monotonicNanoseconds()
+    let games0 = games, start = monotonicNanoseconds(), cpu0 = processCPU()
     reactor.schedule(after: .seconds(Int64(seconds))) { reactor.stop() }
     try reactor.run()
     let elapsed = Double(monotonicNanoseconds() - start) / 1e9
+    let cpu = processCPU()
     let played = games - games0
     let peakKB = procStatusKB(serverPID, "VmHWM"), endKB = procStatusKB(serverPID, "VmRSS")
     let liveAtEnd = live
@@ -192,6 +201,9 @@ func load(port: UInt16, connections: Int, seconds: Int, serverPID: Int32, genera
     if !lostLinks.isEmpty { print("lost_after_handshake=\(lostLinks)") }
     print("setup_s=\(format2(setupSeconds)) handshaken_tenths_s=\(tenths.map(format2).joined(separator: ","))")
     print("games=\(played) seconds=\(format2(elapsed)) games_per_s=\(format2(Double(played) / elapsed))")
+    // This generator's own CPU in the window: a generator short of CPU slows the paced games
+    // (one spending its time in the kernel showed a bug of ours: docs/performance.md).
+    print("generator_cpu_user_s=\(format2(cpu.user - cpu0.user)) generator_cpu_system_s=\(format2(cpu.system - cpu0.system))")
     print("server_rss_before_kb=\(baselineKB) server_peak_kb=\(peakKB) server_rss_end_kb=\(endKB)")
     // Generators running together share the server: `run` divides by all their connections.
     if generator == 0 { print("per_connection_bytes=\((peakKB - baselineKB) * 1024 / max(1, shaken))") }
