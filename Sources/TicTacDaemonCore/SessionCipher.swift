@@ -55,16 +55,18 @@ struct SessionKeys: Equatable {
 /// 2^64 - 1 is never used, the link closes instead. libsodium seals and opens in place, so a
 /// frame costs no copy beyond its plain payload (docs/performance.md).
 public struct LinkCipher {
-    private let sealKey: [UInt8]
-    private let openKey: [UInt8]
+    /// Both keys in one object: a link copies its cipher out to seal or open a frame
+    /// (`Link.seal`), and one reference counts less than two arrays.
+    private let keys: Keys
+    private var sealKey: [UInt8] { keys.seal }
+    private var openKey: [UInt8] { keys.open }
     /// The counter of the next frame we seal, and of the next we open.
     var sealCounter: UInt64 = 0
     var openCounter: UInt64 = 0
 
     /// Keys of 32 bytes (a key of another length seals and opens nothing).
     public init(sealKey: [UInt8], openKey: [UInt8]) {
-        self.sealKey = sealKey
-        self.openKey = openKey
+        keys = Keys(seal: sealKey, open: openKey)
     }
 
     /// Seals the frame that starts at `start` and runs to the end of `buffer`, in place: the
@@ -138,5 +140,16 @@ public struct LinkCipher {
                                     into: UnsafeMutableRawBufferPointer(h))
             return body(UnsafePointer(h.baseAddress!))
         }
+    }
+}
+
+/// A link's two traffic keys, never changed once made.
+private final class Keys {
+    let seal: [UInt8]
+    let open: [UInt8]
+
+    init(seal: [UInt8], open: [UInt8]) {
+        self.seal = seal
+        self.open = open
     }
 }
