@@ -79,7 +79,9 @@ public struct LinkCipher {
               length >= 0, length <= SealedFrame.maxPayloadLength else { return false }
         let sealed = UInt32(length + SealedFrame.tagLength)
         for i in 0..<4 { buffer[start + 8 + i] = UInt8(truncatingIfNeeded: sealed >> (24 - 8 * i)) }
-        withUnsafeBytes(of: (UInt64(0), UInt64(0))) { zeros in buffer.append(contentsOf: zeros) } // the tag's 16 bytes
+        withUnsafeBytes(of: (UInt64(0), UInt64(0))) { zeros in // the tag's 16 bytes, as typed bytes (Fields.swift)
+            zeros.withMemoryRebound(to: UInt8.self) { buffer.append(contentsOf: $0) }
+        }
         let rc = Self.withNonce(sealCounter) { nonce in
             sealKey.withUnsafeBufferPointer { key in
                 buffer.withUnsafeMutableBufferPointer { b -> Int32 in
