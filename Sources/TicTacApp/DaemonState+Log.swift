@@ -20,7 +20,7 @@ extension DaemonState {
                 if let turn = try? LoggedTurn(decoding: payload) { turns.append((turn, end)) } else { unreadable += 1 }
             }
             for refusal in try writer.fold(turns, generation: position.generation) {
-                notices.append("history: \(refusal); that fact is left out")
+                notices.append(HistoryWriter.leftOut(refusal))
             }
             if unreadable > 0 { notices.append("history: \(unreadable) record(s) of \(path) this tictac cannot read were left out") }
             if contents.tornBytes > 0 {

@@ -196,7 +196,7 @@ final class DaemonState {
             } else if var w = writer {
                 writer = nil
                 defer { writer = w }
-                for refusal in try w.fold([(turn, 0)], generation: nil) { notify("history: \(refusal); that fact is left out") }
+                for refusal in try w.fold([(turn, 0)], generation: nil) { notify(HistoryWriter.leftOut(refusal)) }
             }
             return true
         } catch {

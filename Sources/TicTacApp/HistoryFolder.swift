@@ -83,7 +83,7 @@ final class HistoryFolder: @unchecked Sendable { // `writer` is touched only on 
                 let refused = try writer.fold(batch, generation: generation)
                 shared.withLock { s in
                     s.folded = last.end
-                    s.notices += refused.map { "history: \($0); that fact is left out" }
+                    s.notices += refused.map(HistoryWriter.leftOut)
                 }
             } catch {
                 shared.withLock { s in

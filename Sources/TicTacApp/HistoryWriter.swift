@@ -13,6 +13,9 @@ struct HistoryWriter {
 
     init(store: GameStore) { self.store = store }
 
+    /// What the player is told of a fact the store refused.
+    static func leftOut(_ refusal: StoreError) -> String { "history: \(refusal); that fact is left out" }
+
     /// Folds `turns` (each with the log offset after it) of the log of `generation` (nil: turns
     /// that were never logged, for a store in memory). A turn the
     /// store refuses (a fact that contradicts the stored ones) is left out and said in

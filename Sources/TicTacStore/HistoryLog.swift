@@ -109,8 +109,8 @@ public final class HistoryLog {
         var record = [UInt8]()
         record.reserveCapacity(8 + payload.count)
         let length = UInt32(payload.count), sum = CRC32.of(payload)
-        for shift in [24, 16, 8, 0] as [UInt32] { record.append(UInt8(truncatingIfNeeded: length >> shift)) }
-        for shift in [24, 16, 8, 0] as [UInt32] { record.append(UInt8(truncatingIfNeeded: sum >> shift)) }
+        for shift in stride(from: 24, through: 0, by: -8) { record.append(UInt8(truncatingIfNeeded: length >> shift)) }
+        for shift in stride(from: 24, through: 0, by: -8) { record.append(UInt8(truncatingIfNeeded: sum >> shift)) }
         record.append(contentsOf: payload)
         var n: Int
         repeat { n = write(fd, record, record.count) } while n < 0 && errno == EINTR
