@@ -45,7 +45,7 @@ final class BotScheduler {
     func nextTurn() -> LinkID? {
         var all = takeOut(&turns)
         defer { turns = all }
-        return all.popFirstIfAny()
+        return all.isEmpty ? nil : all.removeFirst()
     }
 
     /// A move without a search, drawn from the bot's generator.

@@ -23,7 +23,7 @@ final class LinkDeadlines {
     /// Marks a link's deadline for recomputing; a frame and its answer touch one link in a row.
     func touch(_ id: LinkID) {
         var all = takeOut(&touched)
-        all.appendIfNotLast(id)
+        if all.last != id { all.append(id) }
         touched = all
     }
 

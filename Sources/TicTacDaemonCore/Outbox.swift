@@ -139,7 +139,7 @@ final class Outbox {
         guard buffer.capacity <= 4096 else { return }
         buffer.removeAll(keepingCapacity: true)
         var spare = takeOut(&spareFrameBuffers)
-        spare.appendIfFewer(than: 4, buffer)
+        if spare.count < 4 { spare.append(buffer) }
         spareFrameBuffers = spare
     }
 }
