@@ -6,9 +6,11 @@
 import Glibc
 #endif
 import TicTacDaemon
+import TicTacAPI
 import TicTacDaemonCore
 import TicTacEngine
 import TicTacNet
+import TicTacTime
 import TicTacWire
 
 let args = CommandLine.arguments
@@ -91,16 +93,48 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
     let reactor = try Reactor()
     var config = config
     config.rematchDelay = .zero
-    let player = try Daemon(reactor: reactor, config: config)
-    var board = Board(size: config.size)
-    var samples: [Int64] = [], kinds: [UInt8] = []
-    samples.reserveCapacity(count)
-    kinds.reserveCapacity(count)
-    var seen = 0, sentAt: Int64 = 0, failure: String?
-    var movesThisGame = 0, opening = false, lastWasAnswer = false
-    var batonAt = -1, discard = false
-    func play() {
-        guard let cell = (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
+    let run = try MovesRun(reactor: reactor, config: config, count: count, warmup: warmup, pace: pace, baton: baton)
+    run.player.connect(to: server)
+    reactor.schedule(after: .seconds(120)) { reactor.stop() }
+    try reactor.run()
+    run.report(raw: raw)
+}
+
+/// The player's side of `moves`: its state in one object, not in variables captured by the
+/// closures (each such variable is a box whose every access is checked at run time, and the
+/// bench's own checks were counted with the daemons'; docs/performance.md, "The bench's player").
+final class MovesRun {
+    let player: Daemon
+    private let reactor: Reactor
+    private let count: Int, warmup: Int, pace: Duration, baton: Baton?
+    private var board: Board
+    private var samples: [Int64] = [], kinds: [UInt8] = []
+    private var seen = 0, sentAt: Int64 = 0, failure: String?
+    private var movesThisGame = 0, opening = false, lastWasAnswer = false
+    private var batonAt = -1, discard = false
+    private var playLater: () -> Void = {} // one closure for every turn, not one made per turn
+
+    init(reactor: Reactor, config: DaemonConfig, count: Int, warmup: Int, pace: Duration, baton: Baton?) throws {
+        self.reactor = reactor
+        self.count = count
+        self.warmup = warmup
+        self.pace = pace
+        self.baton = baton
+        player = try Daemon(reactor: reactor, config: config)
+        board = Board(size: config.size)
+        var s = [Int64](), k = [UInt8]() // reserved before they are stored (as `takeOut` below)
+        s.reserveCapacity(count)
+        k.reserveCapacity(count)
+        samples = s
+        kinds = k
+        // Held strongly (an unowned reference is checked at each use), the cycles broken by `report`.
+        player.onEvent = { event in self.handle(event) }
+        playLater = { self.play() }
+    }
+
+    private func play() {
+        // No move yet this game: the board is empty and the first cell is free.
+        guard let cell = movesThisGame == 0 ? 0 : (0..<board.size.cellCount).first(where: { board[$0] == .empty }) else { return }
         // Before each block of timed moves the other process takes its turn (nothing of ours
         // runs). The first answer after it is not a sample: it finds the caches as the other
         // process left them (the C client likewise makes one untimed round trip first).
@@ -112,12 +146,13 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
         opening = movesThisGame == 0
         lastWasAnswer = false
         sentAt = monotonicNanoseconds()
-        do { try player.command(.move(cell)) } catch { failure = "move: \(error)"; reactor.stop() }
+        do { try player.command(.move(cell)) } catch { stop("move: \(error)") }
     }
-    player.onEvent = { event in
+
+    private func handle(_ event: DaemonEvent) {
         switch event {
         case let .peerFound(peer):
-            do { try player.command(.invite(peer.id.description)) } catch { failure = "invite: \(error)"; reactor.stop() }
+            do { try player.command(.invite(peer.id.description)) } catch { stop("invite: \(error)") }
         case .game(.opponentMoved, _):
             guard sentAt != 0 else { return } // the bot opened the game: nothing was timed
             let t = monotonicNanoseconds() - sentAt
@@ -125,8 +160,12 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
             if discard { discard = false; return }
             seen += 1
             if seen > warmup {
-                samples.append(t)
-                kinds.append(opening ? 0 : 1)
+                // Appended while taken out: no access to the properties spans the append's calls.
+                var s = takeOut(&samples), k = takeOut(&kinds)
+                s.append(t)
+                k.append(opening ? 0 : 1)
+                samples = s
+                kinds = k
                 lastWasAnswer = true
             }
             if samples.count == count { reactor.stop() }
@@ -138,34 +177,40 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
             if lastWasAnswer, !kinds.isEmpty { kinds[kinds.count - 1] = 2 } // the answer ended it
             lastWasAnswer = false
         case .game(.gameStarted, _):
-            board.removeAll() // keeps its line index (a new one per game allocates)
-            movesThisGame = 0
+            movesThisGame = 0 // `board` is the last game's until this one's first move: not read
         case .game(.yourTurn, _):
             // After the handler returns: the event arrives inside the daemon's own dispatch.
-            reactor.schedule(after: pace) { play() }
+            reactor.schedule(after: pace, playLater)
         case let .peerLost(_, reason), let .disconnected(_, reason), let .connectFailed(_, reason):
-            failure = reason
-            reactor.stop()
+            stop(reason)
         case let .protocolError(_, _, message, _):
-            failure = message
-            reactor.stop()
+            stop(message)
         default:
             break
         }
     }
-    player.connect(to: server)
-    reactor.schedule(after: .seconds(120)) { reactor.stop() }
-    try reactor.run()
-    if let failure { fail("moves: \(failure)") }
-    guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
-    if let raw {
-        guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
-        for i in samples.indices { fputs("\(samples[i]) \(kinds[i])\n", f) }
-        guard fclose(f) == 0 else { fail("cannot write \(raw)") }
+
+    private func stop(_ reason: String) {
+        failure = reason
+        reactor.stop()
     }
-    samples.sort()
-    let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
-    print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) "
-        + "max_us=\(format2(Double(samples[count - 1]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
-    fflush(nil)
+
+    /// After the reactor stopped: fails, or writes `raw` and prints the figures.
+    func report(raw: String?) {
+        player.onEvent = { _ in }
+        playLater = {}
+        var samples = samples
+        if let failure { fail("moves: \(failure)") }
+        guard samples.count == count else { fail("moves: only \(samples.count) of \(count) in 120 s") }
+        if let raw {
+            guard let f = fopen(raw, "w") else { fail("cannot write \(raw)") }
+            for i in samples.indices { fputs("\(samples[i]) \(kinds[i])\n", f) }
+            guard fclose(f) == 0 else { fail("cannot write \(raw)") }
+        }
+        samples.sort()
+        let mean = Double(samples.reduce(0, +)) / Double(count) / 1e3
+        print("p50_us=\(format2(Double(samples[count / 2]) / 1e3)) p99_us=\(format2(Double(samples[count * 99 / 100]) / 1e3)) "
+            + "max_us=\(format2(Double(samples[count - 1]) / 1e3)) mean_us=\(format2(mean)) n=\(count)")
+        fflush(nil)
+    }
 }
