@@ -43,6 +43,7 @@ struct RollExchange {
         let nonce = ID128.random(using: &rng)
         let commitment = Commitment.make(roll: roll, nonce: nonce)
         ours = (roll, nonce, commitment)
+        fixKey()
         out.append(.send(.rollCommit(commitment: commitment, moveTime: moveTime)))
     }
 
@@ -51,6 +52,7 @@ struct RollExchange {
         guard theirCommitment == nil else { return false }
         theirCommitment = commitment
         theirMoveTime = moveTime
+        fixKey()
         return true
     }
 
@@ -63,6 +65,7 @@ struct RollExchange {
         if let ours, ours.commitment == c { throw GameFault(.commitmentMismatch, "ROLL_COMMIT repeats our own commitment") }
         theirCommitment = c
         theirMoveTime = moveTime
+        fixKey()
     }
 
     /// ROLL: checked against the peer's commitment, then acknowledged by echoing the roll.
@@ -92,10 +95,13 @@ struct RollExchange {
         return true
     }
 
-    /// Both commitments are in (so ours is revealed): the game's key is fixed, decided or not.
-    var key: ID128? {
-        guard let ours, let theirCommitment else { return nil }
-        return GameKey.make(ours.commitment, theirCommitment)
+    /// Both commitments are in: the game's key, fixed whether or not the roll decides (made once:
+    /// it is two SHA-256 blocks, and a recorded roll reads it three times).
+    private(set) var key: ID128?
+
+    private mutating func fixKey() {
+        guard key == nil, let ours, let theirCommitment else { return }
+        key = GameKey.make(ours.commitment, theirCommitment)
     }
 
     /// Our secret (roll || nonce), which RESUME carries for a roll that did not decide.
@@ -109,6 +115,7 @@ struct RollExchange {
         revealed = true
         self.theirCommitment = theirCommitment
         theirMoveTime = moveTime
+        fixKey()
     }
 
     /// The peer's secret from its RESUME (Protocol.md §13): it must open the peer's commitment
