@@ -97,11 +97,13 @@ struct RollExchange {
 
     /// Both commitments are in: the game's key, fixed whether or not the roll decides (made once:
     /// it is two SHA-256 blocks, and a recorded roll reads it three times).
-    private(set) var key: ID128?
+    var key: ID128? { ours != nil && theirCommitment != nil ? madeKey : nil }
+    // Not optional: an optional here made every read of a game's phase dearer (docs/performance.md).
+    private var madeKey = ID128(high: 0, low: 0)
 
     private mutating func fixKey() {
-        guard key == nil, let ours, let theirCommitment else { return }
-        key = GameKey.make(ours.commitment, theirCommitment)
+        guard let ours, let theirCommitment else { return }
+        madeKey = GameKey.make(ours.commitment, theirCommitment)
     }
 
     /// Our secret (roll || nonce), which RESUME carries for a roll that did not decide.
