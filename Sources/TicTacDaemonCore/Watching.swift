@@ -61,7 +61,14 @@ final class Watching: MessagePart {
     }
 
     /// When the oldest dial gives up.
-    var nextDeadline: Instant? { dialing.values.map(\.at).min().map { $0 + DaemonCore.dialTimeout } }
+    // Read at every reactor turn, and the list is nearly always empty: no array made to find it.
+    var nextDeadline: Instant? {
+        let all = dials
+        guard !all.isEmpty else { return nil }
+        var first: Instant?
+        for (_, entry) in all { first = Instant.earliest(first, entry.at) }
+        return first.map { $0 + DaemonCore.dialTimeout }
+    }
 
     func timeouts(now: Instant) {
         for (peer, entry) in dialing where now >= entry.at + DaemonCore.dialTimeout {
