@@ -11,7 +11,7 @@ final class LateFrames {
     static let linksPerTurn = 4
 
     private let reactor: Reactor
-    private unowned let core: DaemonCore
+    private let core: DaemonCore // the core holds nothing of the shell: no cycle
     /// Closes a link as the daemon does (`Daemon.close`).
     private let close: (LinkID, Bool) -> Void
     /// A link's connection while the daemon has it (none once closed: its frames are dropped).
