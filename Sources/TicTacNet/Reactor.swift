@@ -22,7 +22,10 @@ public final class Reactor {
     }
 
     private let epoll: Epoll
-    private var registrations: [Int32: Registration] = [:]
+    /// By descriptor number (the kernel hands out the lowest free one, so the array stays dense):
+    /// a wake-up finds its handler without hashing.
+    private var registrations: [Registration?] = []
+    private var registered = 0
     private var nextGeneration: UInt32 = 1
     private var heap = DeadlineHeap<UInt64>()
     /// Timers by slot (a TimerID is its slot and the slot's generation): no hashing per timer.
@@ -85,7 +88,7 @@ public final class Reactor {
     public var now: Instant { Self.now() }
 
     /// Number of registered file descriptors.
-    public var registeredCount: Int { registrations.count }
+    public var registeredCount: Int { registered }
 
     // MARK: File descriptors
 
@@ -118,12 +121,19 @@ public final class Reactor {
 
     private func registration(of fd: Int32) -> Registration? {
         let all = registrations
-        return all[fd]
+        return fd >= 0 && Int(fd) < all.count ? all[Int(fd)] : nil
     }
 
     private func setRegistration(_ r: Registration?, of fd: Int32) {
+        guard fd >= 0 else { return } // never a descriptor the kernel made
         var all = takeOut(&registrations)
-        all[fd] = r
+        let i = Int(fd)
+        if i >= all.count {
+            guard r != nil else { return registrations = all }
+            all.append(contentsOf: repeatElement(nil, count: i + 1 - all.count))
+        }
+        registered += (r == nil ? 0 : 1) - (all[i] == nil ? 0 : 1)
+        all[i] = r
         registrations = all
     }
 
@@ -262,7 +272,7 @@ public final class Reactor {
         // waiting) before the timers, so a deadline never fires on a link whose frames are
         // already here but not yet read (an overloaded daemon would drop live peers as silent).
         // Bounded: about one pass over every registration.
-        var rounds = registrations.count / epoll.capacity + 1
+        var rounds = registered / epoll.capacity + 1
         while true {
             for (token, ready) in batch {
                 let fd = Int32(bitPattern: UInt32(truncatingIfNeeded: token))

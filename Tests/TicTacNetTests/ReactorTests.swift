@@ -44,6 +44,36 @@ import TicTacTime
         #expect(r.registeredCount == 0)
     }
 
+    @Test func registrationsAreFoundByDescriptorAndCounted() throws {
+        let r = try Reactor()
+        let pipes = try (0..<3).map { _ in try pipePair() }
+        defer { pipes.forEach { close($0.read); close($0.write) } }
+        var heard: [Int] = []
+        for (i, p) in pipes.enumerated() {
+            try r.register(p.read, .read) { _ in
+                heard.append(i)
+                var b = [UInt8](repeating: 0, count: 16)
+                _ = read(p.read, &b, 16)
+            }
+        }
+        #expect(r.registeredCount == 3)
+        r.unregister(pipes[1].read)
+        r.unregister(pipes[1].read) // twice: no change
+        r.unregister(9_999) // never registered (beyond every slot): no change
+        #expect(r.registeredCount == 2)
+        for p in pipes { _ = write(p.write, "x", 1) }
+        try r.runOnce(maxWait: .milliseconds(100))
+        #expect(heard.sorted() == [0, 2])
+        // A descriptor registered again (closed and reused by the kernel) gets the new handler.
+        r.unregister(pipes[2].read)
+        try r.register(pipes[2].read, .read) { _ in heard.append(20); r.unregister(pipes[2].read) }
+        #expect(r.registeredCount == 2)
+        _ = write(pipes[2].write, "y", 1)
+        try r.runOnce(maxWait: .milliseconds(100))
+        #expect(heard.last == 20)
+        #expect(r.registeredCount == 1)
+    }
+
     @Test func aCallbackThatUnregistersAnotherFdStopsItsPendingEvent() throws {
         let r = try Reactor()
         let a = try pipePair(), b = try pipePair()
