@@ -54,8 +54,17 @@ struct FieldWriter {
     }
 
     mutating func int<T: FixedWidthInteger>(_ tag: UInt8, _ value: T) {
-        head(tag, MemoryLayout<T>.size)
-        append(value.bigEndian)
+        // Byte by byte, most significant first: one byte's append is inlined, where a buffer's
+        // is a call costing more than these few bytes (docs/performance.md).
+        let size = MemoryLayout<T>.size
+        bytes.append(tag)
+        bytes.append(0) // a field's length is below 256 here
+        bytes.append(UInt8(size))
+        var shift = (size - 1) * 8
+        while shift >= 0 {
+            bytes.append(UInt8(truncatingIfNeeded: value >> shift))
+            shift -= 8
+        }
     }
 
     /// An id's 16 bytes as `ID128.bytes` lays them out, written straight in (no array per id).
