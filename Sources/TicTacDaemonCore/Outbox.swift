@@ -55,7 +55,7 @@ final class Outbox {
     }
 
     /// Queues `action` last, in the late queue or the other (taken out while appended: `takeOut`).
-    private func queue(_ action: DaemonAction, late toLate: Bool = false) {
+    private func queue(_ action: consuming DaemonAction, late toLate: Bool = false) {
         if toLate {
             var queued = takeOut(&late)
             queued.append(action)
@@ -83,7 +83,7 @@ final class Outbox {
 
     func close(_ id: LinkID, flush: Bool) { queue(.close(id, flush: flush), late: lateLinks.contains(id)) }
 
-    func append(_ action: DaemonAction) { queue(action) }
+    func append(_ action: consuming DaemonAction) { queue(action) }
 
     /// Faults on links whose peer never proved an id (strangers): logged and counted, never
     /// shown to the player (a stranger must not be able to make the front write).
