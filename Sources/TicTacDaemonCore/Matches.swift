@@ -174,11 +174,13 @@ final class Matches {
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
-                    if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                     if let bot {
+                        if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                         bot.shown(event, on: link, in: self, now: now)
-                    } else if case .timeUp(yours: true, .move) = event {
-                        away = true
+                    } else {
+                        if case .timeUp(yours: true, .move) = event { away = true }
+                        // The event's last use: handed on, not copied.
+                        if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                     }
                 case let .fail(code, text):
                     return outbox.fail(link, code, text)
