@@ -102,7 +102,8 @@ func moves(port: UInt16, config: DaemonConfig, count: Int, warmup: Int, pace: Du
 
 /// The player's side of `moves`: its state in one object, not in variables captured by the
 /// closures (each such variable is a box whose every access is checked at run time, and the
-/// bench's own checks were counted with the daemons'; docs/performance.md, "The bench's player").
+/// bench's own checks were counted with the daemons': docs/performance.md, the table of what
+/// moved the instructions).
 final class MovesRun {
     let player: Daemon
     private let reactor: Reactor
