@@ -174,11 +174,12 @@ final class Matches {
                 case .show(.interrupted):
                     break // the player hears `disconnected`, with the reason, when the link closes
                 case let .show(event):
-                    if let bot {
+                    if let bot, BotPlayer.actsOn.contains(event.kind) {
+                        // Told to the front first: the bot's answer (a rematch, or the match's end) follows it.
                         if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                         bot.shown(event, on: link, in: self, now: now)
                     } else {
-                        if case .timeUp(yours: true, .move) = event { away = true }
+                        if bot == nil, case .timeUp(yours: true, .move) = event { away = true }
                         // The event's last use: handed on, not copied.
                         if config.gameEvents.contains(event.kind), let peer = link.peer { outbox.emit(.game(event, opponent: peer)) }
                     }
