@@ -28,11 +28,18 @@ public struct SHA256 {
 
     /// The 32-byte digest; the hasher is spent.
     public mutating func finalize() -> [UInt8] {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { out in
-            guard let digest = out.baseAddress else { return [] } // 32 bytes: never nil
-            _ = crypto_hash_sha256_final(&state, digest)
-            return Array(out)
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { out in
+            finalize(into: out)
+            return Array(UnsafeRawBufferPointer(out))
         }
+    }
+
+    /// Writes the 32-byte digest into the first 32 bytes of `out`, for a reader that keeps none
+    /// of it (no array is made); the hasher is spent.
+    public mutating func finalize(into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= 32) // our callers' own buffers
+        guard let digest = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        _ = crypto_hash_sha256_final(&state, digest)
     }
 
     public static func hash(data: [UInt8]) -> [UInt8] {

@@ -29,25 +29,29 @@ public enum Commitment {
 
     /// SHA-256 over the secret.
     public static func make(roll: UInt32, nonce: ID128) -> [UInt8] {
-        hashSecret(roll: roll, nonce: nonce).withUnsafeBytes { Array($0) }
+        hashSecret(roll: roll, nonce: nonce) { Array($0) }
     }
 
     /// True when `roll` and `nonce` open `commitment`.
     public static func verify(_ commitment: [UInt8], roll: UInt32, nonce: ID128) -> Bool {
         // A commitment is public, so the comparison need not take constant time.
-        hashSecret(roll: roll, nonce: nonce).withUnsafeBytes { digest in
+        hashSecret(roll: roll, nonce: nonce) { digest in
             commitment.withUnsafeBytes { c in
                 digest.count == c.count && !digest.indices.contains { digest[$0] != c[$0] }
             }
         }
     }
 
-    private static func hashSecret(roll: UInt32, nonce: ID128) -> [UInt8] {
+    /// The secret's digest, read in place by `body`.
+    private static func hashSecret<R>(roll: UInt32, nonce: ID128, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(byteCount: secretLength, alignment: 8) { buffer in
             write(roll: roll, nonce: nonce, into: buffer)
             var hasher = SHA256()
             hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
-            return hasher.finalize()
+            return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in
+                hasher.finalize(into: digest)
+                return body(UnsafeRawBufferPointer(digest))
+            }
         }
     }
 }

@@ -41,21 +41,22 @@ public enum FirstMove {
         let (c1, c2) = weSortFirst ? (ourCommitment, theirCommitment) : (theirCommitment, ourCommitment)
         // c1 || c2 || x laid out in one buffer (no arrays built per game), then hashed.
         let length = c1.count + c2.count + ourSecret.count
-        let j = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
             var i = 0
             for b in c1 { input[i] = b; i += 1 }
             for b in c2 { input[i] = b; i += 1 }
             for k in ourSecret.indices { input[i] = ourSecret[k] ^ theirSecret[k]; i += 1 }
             var hasher = SHA256()
             hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
-            return hasher.finalize()
-        }
-        return j.withUnsafeBytes { j in
-            let lowerCommitmentFirst = j[0] < 0x80
-            let weMoveFirst = weSortFirst == lowerCommitmentFirst
-            let high = 1 + Int(u32(j, 4) % Message.maxRoll)
-            let low = Int(u32(j, 8) % UInt32(high))
-            return Decision(weMoveFirst: weMoveFirst, ourRoll: weMoveFirst ? high : low, theirRoll: weMoveFirst ? low : high)
+            return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in // read in place
+                hasher.finalize(into: digest)
+                let j = UnsafeRawBufferPointer(digest)
+                let lowerCommitmentFirst = j[0] < 0x80
+                let weMoveFirst = weSortFirst == lowerCommitmentFirst
+                let high = 1 + Int(u32(j, 4) % Message.maxRoll)
+                let low = Int(u32(j, 8) % UInt32(high))
+                return Decision(weMoveFirst: weMoveFirst, ourRoll: weMoveFirst ? high : low, theirRoll: weMoveFirst ? low : high)
+            }
         }
     }
 

@@ -58,13 +58,24 @@ public enum GameEnding: String, Sendable {
 public enum GameKey {
     public static func make(_ a: [UInt8], _ b: [UInt8]) -> ID128 {
         var hasher = SHA256()
-        hasher.update(data: Array("tictac game key".utf8))
+        keyLabel.withUTF8Buffer { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         let (first, second) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
         hasher.update(data: first)
         hasher.update(data: second)
-        let d = Array(hasher.finalize())
-        let word = { (at: Int) in d[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-        return ID128(high: word(0), low: word(8))
+        // The digest read in place (no arrays: this runs once a game on each side).
+        return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
+            hasher.finalize(into: d)
+            return ID128(high: word(UnsafeRawBufferPointer(d), 0), low: word(UnsafeRawBufferPointer(d), 8))
+        }
+    }
+
+    private static let keyLabel: StaticString = "tictac game key"
+
+    /// The big-endian u64 at `at`.
+    private static func word(_ d: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
+        var w: UInt64 = 0
+        for i in at..<at + 8 { w = w << 8 | UInt64(d[i]) }
+        return w
     }
 
     /// SHA-256 over the game's key and its moves (each cell as 2 big-endian bytes): two sides
