@@ -31,7 +31,12 @@ extension DaemonCore {
         var frame = sealed
         if link.sealed {
             // A frame that does not open closes the link with nothing sent: no oracle (Protocol.md §4).
-            guard let plain = link.open(sealed) else { return outbox.closeUnread(link) }
+            // Opened into the core's buffer (taken out while written: `takeOut`), reused from
+            // frame to frame once a frame's payload is gone; only a small one is kept.
+            var spare = takeOut(&openedSpare)
+            let plain = link.open(sealed, reusing: &spare)
+            if spare.count <= 1024 { openedSpare = spare }
+            guard let plain else { return outbox.closeUnread(link) }
             frame = plain
         }
         link.liveness.lastHeard = now

@@ -62,6 +62,8 @@ public final class DaemonCore: SansIOCore {
     let messageParts: MessageParts
     /// The state `presenceChanged()` last returned.
     private var reportedPresence: PresenceState?
+    /// The buffer sealed frames are opened into, kept from frame to frame (`linkReceived`).
+    var openedSpare: [UInt8] = []
     /// After a stall of our own loop (`DaemonInput.stalled`), if any.
     var stall: Stall?
     /// PINGs per source address in the current second (`maxPingsPerAddressPerSecond`).

@@ -143,9 +143,9 @@ final class Link {
     }
 
     /// The plain frame inside a sealed one, or nil when it does not open (LinkCipher.open).
-    func open(_ frame: Frame) -> Frame? {
+    func open(_ frame: Frame, reusing buffer: inout [UInt8]) -> Frame? {
         guard var cipher = session.cipher else { return nil }
-        let plain = cipher.open(frame)
+        let plain = cipher.open(frame, reusing: &buffer)
         session.cipher = cipher
         return plain
     }

@@ -104,11 +104,20 @@ public struct LinkCipher {
     /// The plain frame inside a sealed one, or nil when it does not open (altered, injected,
     /// replayed, reordered, or sealed with another key).
     public mutating func open(_ frame: Frame) -> Frame? {
+        var buffer: [UInt8] = []
+        return open(frame, reusing: &buffer)
+    }
+
+    /// As `open(_:)`, the plain payload written into `buffer` (grown when short) and handed out
+    /// as a slice of it: a buffer kept from frame to frame is written in place once the last
+    /// frame's payload is gone (copy on write keeps a payload still held intact).
+    public mutating func open(_ frame: Frame, reusing buffer: inout [UInt8]) -> Frame? {
         let n = frame.payload.count
         guard Sodium.ready, openCounter < UInt64.max, openKey.count == 32, n >= SealedFrame.tagLength else { return nil }
         let plainCount = n - SealedFrame.tagLength
-        let plain = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: plainCount) { out -> [UInt8]? in
-            let opened = Self.withNonce(openCounter) { nonce in
+        if buffer.count < plainCount { buffer = [UInt8](repeating: 0, count: plainCount) }
+        let opened = buffer.withUnsafeMutableBufferPointer { out in
+            Self.withNonce(openCounter) { nonce in
                 Self.withHeader(frame, sealedLength: n) { header in
                     openKey.withUnsafeBufferPointer { key in
                         frame.payload.withUnsafeBufferPointer { c -> Bool in
@@ -120,11 +129,10 @@ public struct LinkCipher {
                     }
                 }
             }
-            return opened ? Array(out) : nil
         }
-        guard let plain else { return nil }
+        guard opened else { return nil }
         openCounter += 1
-        return Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: plain)
+        return Frame(version: frame.version, type: frame.type, flags: frame.flags, payload: buffer[0..<plainCount])
     }
 
     /// The 12-byte nonce of frame `counter` (SealedFrame.nonce), on the stack.

@@ -173,6 +173,27 @@ private func hex(_ s: String) -> [UInt8] {
         #expect(back.open(frame) == nil)
     }
 
+    @Test func framesOpenedIntoOneBufferKeepAHeldPayloadIntact() throws {
+        var dialler = LinkCipher(sealKey: Self.diallerKey, openKey: Self.acceptorKey)
+        var acceptor = LinkCipher(sealKey: Self.acceptorKey, openKey: Self.diallerKey)
+        func sealed(_ m: Message) throws -> Frame {
+            var bytes = m.encoded(version: 2)
+            #expect(dialler.seal(&bytes, frameAt: 0))
+            return try #require(try Frame.decodeDatagram(bytes))
+        }
+        var buffer: [UInt8] = []
+        let first = try #require(acceptor.open(try sealed(.move(cell: 4)), reusing: &buffer))
+        // The first payload is still held while the next frame is opened into the same buffer:
+        // it must not change under its holder.
+        let second = try #require(acceptor.open(try sealed(.rollAck(value: 123_456)), reusing: &buffer))
+        #expect(try Message(frame: first) == .move(cell: 4))
+        #expect(try Message(frame: second) == .rollAck(value: 123_456))
+        // A frame that does not open gives nothing, whatever the buffer held.
+        var bad = try sealed(.move(cell: 5))
+        bad.payload[bad.payload.startIndex] ^= 0x01
+        #expect(acceptor.open(bad, reusing: &buffer) == nil)
+    }
+
     @Test func aSpentCounterSealsNothing() {
         var c = LinkCipher(sealKey: Self.diallerKey, openKey: Self.acceptorKey)
         c.sealCounter = UInt64.max - 1
