@@ -65,18 +65,13 @@ public enum GameKey {
         // The digest read in place (no arrays: this runs once a game on each side).
         return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
             hasher.finalize(into: d)
-            return ID128(high: word(UnsafeRawBufferPointer(d), 0), low: word(UnsafeRawBufferPointer(d), 8))
+            let digest = UnsafeRawBufferPointer(d)
+            return ID128(high: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                         low: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
         }
     }
 
     private static let keyLabel: StaticString = "tictac game key"
-
-    /// The big-endian u64 at `at`.
-    private static func word(_ d: UnsafeRawBufferPointer, _ at: Int) -> UInt64 {
-        var w: UInt64 = 0
-        for i in at..<at + 8 { w = w << 8 | UInt64(d[i]) }
-        return w
-    }
 
     /// SHA-256 over the game's key and its moves (each cell as 2 big-endian bytes): two sides
     /// with the same digest hold the same move list.
