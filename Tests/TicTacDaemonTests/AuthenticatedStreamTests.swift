@@ -183,11 +183,18 @@ private func hex(_ s: String) -> [UInt8] {
         }
         var buffer: [UInt8] = []
         let first = try #require(acceptor.open(try sealed(.move(cell: 4)), reusing: &buffer))
-        // The first payload is still held while the next frame is opened into the same buffer:
-        // it must not change under its holder.
-        let second = try #require(acceptor.open(try sealed(.rollAck(value: 123_456)), reusing: &buffer))
+        // The first payload is still held while the next frame, of the same size (so the buffer
+        // is not regrown), is opened into the same buffer: it must not change under its holder.
+        let second = try #require(acceptor.open(try sealed(.move(cell: 7)), reusing: &buffer))
         #expect(try Message(frame: first) == .move(cell: 4))
-        #expect(try Message(frame: second) == .rollAck(value: 123_456))
+        #expect(try Message(frame: second) == .move(cell: 7))
+        // Once no payload is held, the buffer is written in place: no new one per frame.
+        _ = consume first
+        _ = consume second
+        let before = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        let third = try #require(acceptor.open(try sealed(.move(cell: 2)), reusing: &buffer))
+        #expect(try Message(frame: third) == .move(cell: 2))
+        #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == before)
         // A frame that does not open gives nothing, whatever the buffer held.
         var bad = try sealed(.move(cell: 5))
         bad.payload[bad.payload.startIndex] ^= 0x01
