@@ -107,6 +107,8 @@ struct DaemonSetup {
         if settings.resumeWindow > .zero, bot != nil || capabilities.contains(.tictactoe) {
             config.capabilities.formUnion([.resume, .rollResume, .claims])
         }
+        // Rolls without RESET and ROLL_ACK with a peer that rolls so too (Protocol.md §8).
+        if bot != nil || capabilities.contains(.tictactoe) { config.capabilities.insert(.quickRoll) }
         // Watchers are served by players' daemons that allow them (Protocol.md §14).
         config.spectators = settings.spectators
         config.maxWatchersPerAddress = settings.maxWatchersPerAddress

@@ -25,10 +25,12 @@ extension GameSession {
         }
     }
 
-    /// What RESUME tells of our roll while the game has no move: our secret (§13).
-    public var resumeSecret: [UInt8]? {
+    /// What RESUME tells of our roll while the game has no move: our secret (§13). With quick
+    /// rolls (`afterOneMove`) also after the first: a quick roll decides on the peer's ROLL, so
+    /// the peer may lack ours while we already moved first.
+    public func resumeSecret(afterOneMove: Bool) -> [UInt8]? {
         if case let .pausedRoll(exchange) = phase { return exchange.ourSecret }
-        return moves.isEmpty ? rollSecret : nil
+        return moves.count <= (afterOneMove ? 1 : 0) ? rollSecret : nil
     }
 
     /// A roll kept undecided: RESUME tells our secret, and `decideRoll` takes the peer's.
@@ -195,7 +197,7 @@ extension GameSession {
                 score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
                 secret: [UInt8]? = nil, ask: UInt16? = nil) throws(GameFault) {
         self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(ask ?? moveTime)))
-        rollSecret = moves.isEmpty ? secret : nil
+        rollSecret = moves.count <= 1 ? secret : nil
         piece = weMovedFirst ? .o : .x
         for (i, cell) in moves.enumerated() {
             let ours = (i % 2 == 0) == weMovedFirst

@@ -20,7 +20,8 @@ import TicTacTime
 // decides with `FirstMove` from both secrets, so neither side alone steers it and ties cannot
 // happen. All die state is then cleared so no roll is reused. RESET received in Done clears die
 // state (the seed's rule: the peer's next commitment follows on the stream and must be kept);
-// RESET in RollingDice is the peer's own start and changes nothing.
+// RESET in RollingDice is the peer's own start and changes nothing. Quick rolls (`quickRoll`)
+// send neither RESET nor ROLL_ACK: ROLL_COMMIT opens the game, and the peer's ROLL decides.
 //
 // Timers (Protocol.md §9), one at a time (`pollTimeout()`): the first move must be decided within
 // `rollTimeout` of our RESET (a peer that saw our reveal and withholds its own forfeits, and the
@@ -86,6 +87,9 @@ public struct GameSession: SansIOCore {
     /// A roll whose link is lost waits to be decided from RESUME instead of counting as the
     /// peer's forfeit: both sides keep games and rolls (capabilities `resume`, `rollResume`).
     public var keepsRoll = false
+    /// Both sides roll without RESET and ROLL_ACK (capability `quickRoll`): our ROLL_COMMIT
+    /// opens the game, and the roll decides on the peer's ROLL (Protocol.md §8).
+    public var quickRoll = false
     /// The key of the last game that ended, and how many moves its history holds.
     public internal(set) var lastKey: ID128?
     var lastMoveCount = 0
@@ -288,7 +292,7 @@ public struct GameSession: SansIOCore {
         rollSecret = nil
         ourRound += 1
         record(.started(number: ourRound))
-        emit(.send(.reset))
+        if !quickRoll { emit(.send(.reset)) }
         // Keep a commitment the peer already sent for this game (it followed its RESET).
         var exchange = peerRound == ourRound ? RollExchange(keepingCommitmentOf: early) : RollExchange()
         exchange.commit(moveTime: moveTime, using: &rng, into: &actions)
@@ -298,8 +302,9 @@ public struct GameSession: SansIOCore {
 
     private mutating func receive(_ message: Message, now: Instant) {
         switch phase { case .interrupted, .paused, .pausedRoll: return; default: break } // no link to hear
-        if case .reset = message { return receiveReset() } // a pattern, not ==: no full comparison of two messages
+        if case .reset = message, !quickRoll { return receiveReset() } // a pattern, not ==: no full comparison of two messages
         do throws(GameFault) {
+            if quickRoll { try opensRound(message) }
             switch (peerRound - ourRound, phase) {
             case (0, .rolling(var exchange, let deadline)):
                 try receiveRoll(message, &exchange, now: now, deadline: deadline)
@@ -336,28 +341,6 @@ public struct GameSession: SansIOCore {
         }
         show(.left(yours: false, inRoll: inRoll))
         end(.won, line: nil, ending: .settled, now: now)
-    }
-
-    /// The peer started the next game first: its commitment is kept for ours.
-    private func keepEarly(_ message: Message, _ early: inout RollExchange) throws(GameFault) {
-        guard case let .rollCommit(c, moveTime) = message, early.keepEarly(c, moveTime: moveTime) else {
-            throw GameFault.rejecting(message, "before our next game started")
-        }
-    }
-
-    /// RESET opens the peer's next round: it is the peer's "new game" (Protocol.md §8).
-    private mutating func receiveReset() {
-        peerRound += 1
-        switch (peerRound - ourRound, phase) {
-        case (0, .rolling):
-            break // the peer joins the game we started
-        case (1, .done(let at, _)):
-            phase = .done(rematchAt: at, early: RollExchange()) // the peer starts the next game before us
-        case (1, .beginning):
-            phase = .beginning(early: RollExchange())
-        default:
-            fail(GameFault(.unexpectedMessage, "RESET in state \(state)"))
-        }
     }
 
     mutating func receiveInGame(_ message: Message, now: Instant) throws(GameFault) {

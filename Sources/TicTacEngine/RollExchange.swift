@@ -68,14 +68,20 @@ struct RollExchange {
         fixKey()
     }
 
-    /// ROLL: checked against the peer's commitment, then acknowledged by echoing the roll.
-    mutating func receiveRoll(_ value: UInt32, nonce: ID128) throws(GameFault) -> Message {
+    /// ROLL: checked against the peer's commitment, then acknowledged by echoing the roll. A
+    /// quick roll is not acknowledged (nil): the sealed stream already guarantees what the echo
+    /// checked, so ours counts as read once the peer's ROLL is in (ours went out first, step 3).
+    mutating func receiveRoll(_ value: UInt32, nonce: ID128, quick: Bool = false) throws(GameFault) -> Message? {
         guard let c = theirCommitment else { throw GameFault(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
         guard theirRoll == nil else { throw GameFault(.unexpectedMessage, "second ROLL for one commitment") }
         guard Commitment.verify(c, roll: value, nonce: nonce) else {
             throw GameFault(.commitmentMismatch, "ROLL \(value) does not match its commitment")
         }
         theirRoll = (value, nonce)
+        guard !quick else {
+            acknowledged = revealed
+            return nil
+        }
         return .rollAck(value: value)
     }
 
@@ -190,11 +196,12 @@ extension GameSession {
     mutating func rollTimedOut(_ exchange: RollExchange, now: Instant) {
         let seconds = Self.rollTimeout
         guard exchange.theirCommitment != nil else {
-            return fail(GameFault(.timeout, "no ROLL_COMMIT within \(seconds) of our RESET"))
+            return fail(GameFault(.timeout, "no ROLL_COMMIT within \(seconds) of our \(quickRoll ? "ROLL_COMMIT" : "RESET")"))
         }
         show(.timeUp(yours: false, clock: .roll))
         end(.won, line: nil, ending: .settled, now: now)
-        fail(GameFault(.timeout, "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit"))
+        fail(GameFault(.timeout, quickRoll ? "no ROLL within \(seconds) of our ROLL_COMMIT: the game is forfeit"
+                                           : "no ROLL and ROLL_ACK within \(seconds) of our RESET: the game is forfeit"))
     }
 
     /// Our ROLL once both commitments are in. A roll that outlives its link is stored first
@@ -216,7 +223,8 @@ extension GameSession {
             try exchange.receiveCommit(c, moveTime: moveTime)
             reveal(&exchange)
         case let .roll(value, nonce):
-            let ack = try exchange.receiveRoll(value, nonce: nonce)
+            // A quick roll decides below, in this same turn: the decision is recorded, not the secret.
+            guard let ack = try exchange.receiveRoll(value, nonce: nonce, quick: quickRoll) else { break }
             if keepsRoll, recordsFacts, let key = exchange.key {
                 emit(.record(.acknowledged(theirSecret: Commitment.secret(roll: value, nonce: nonce)), key: key))
             }

@@ -34,6 +34,9 @@ public struct Capabilities: OptionSet, Sendable, Hashable {
     /// Claims a game its peer left waiting past the adjourn limit, and answers claims (RESUME
     /// status 4-6, Protocol.md §13).
     public static let claims = Capabilities(rawValue: 1 << 6)
+    /// Rolls without RESET and ROLL_ACK: ROLL_COMMIT opens a game, and each side decides on the
+    /// peer's ROLL (Protocol.md §8).
+    public static let quickRoll = Capabilities(rawValue: 1 << 7)
 }
 
 /// RESUME (Protocol.md §13): the sender's view of the interrupted game `key`.

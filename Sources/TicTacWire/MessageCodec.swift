@@ -205,7 +205,7 @@ extension Message {
             let last: UInt16? = f.has(4) ? try f.int(4) : nil
             try f.check((last != nil) == (moves > 0 && status != .unknown), 4, "the last move is given exactly when there are moves")
             let secret: [UInt8]? = f.has(6) ? Array(try f.raw(6, length: Resume.secretLength)) : nil
-            try f.check(secret == nil || (moves == 0 && status != .unknown), 6, "a roll secret is given only with no moves")
+            try f.check(secret == nil || (moves <= 1 && status != .unknown), 6, "a roll secret is given only with at most one move")
             self = .resume(Resume(key: try f.id(1), moves: moves, digest: Array(try f.raw(3, length: Resume.digestLength)),
                                   last: last, status: status, secret: secret))
         case .watch:

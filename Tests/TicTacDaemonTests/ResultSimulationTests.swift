@@ -35,7 +35,8 @@ struct ResultSimulation {
     private(set) var trace: [String] = []
 
     /// `limits`: each side's adjourn limit (else one from the seed for both).
-    init(seed: UInt64, limits: [Duration]? = nil) throws {
+    /// `quick`: both sides roll without RESET and ROLL_ACK (else in half the schedules, by seed).
+    init(seed: UInt64, limits: [Duration]? = nil, quick: Bool? = nil) throws {
         self.seed = seed
         rng = SplitMix64(seed: seed)
         // In half the schedules ben is a bot: it accepts, moves and starts the next game at once.
@@ -46,6 +47,7 @@ struct ResultSimulation {
         func side(_ name: String, _ s: UInt64, bot: BotLevel? = nil, limit: Duration) -> DaemonConfig {
             var c = config(name, seed: s, bot: bot)
             c.capabilities.formUnion([.resume, .rollResume, .claims])
+            if quick ?? (seed / 8 % 2 == 1) { c.capabilities.insert(.quickRoll) }
             c.adjournLimit = limit
             c.keepsHistory = true
             c.versions = 1...1 // CoreNet reads frames in clear

@@ -30,13 +30,13 @@ import TicTacTime
 }
 
 /// Cuts at each point of a rematch's roll, the frames in flight lost: one side may decide (it
-/// read the peer's ROLL_ACK) while the other never does (its own ROLL_ACK was lost). Both
-/// stores must still agree on every keyed game.
+/// read the peer's ROLL_ACK, or with quick rolls its ROLL) while the other never does (its own
+/// ROLL_ACK, or the peer's ROLL, was lost). Both stores must still agree on every keyed game.
 @Suite struct RollCutTests {
-    /// Deliveries, one side at a time, before the cut.
-    @Test(arguments: 0...6)
-    func aCutDuringTheRematchRollLeavesBothHistoriesAgreeing(deliveries: Int) throws {
-        var sim = try ResultSimulation(seed: 7)
+    /// Deliveries, one side at a time, before the cut; `quick`: rolls without RESET and ROLL_ACK.
+    @Test(arguments: 0...6, [false, true])
+    func aCutDuringTheRematchRollLeavesBothHistoriesAgreeing(deliveries: Int, quick: Bool) throws {
+        var sim = try ResultSimulation(seed: 7, quick: quick)
         try sim.playOneGameToItsEnd()
         sim.n.advance(by: .seconds(3)) // both rematches start: RESET and ROLL_COMMIT in flight
         for d in 0..<deliveries { sim.n.deliver(to: d % 2) }
@@ -49,15 +49,16 @@ import TicTacTime
     }
 
     /// The same cuts, then one side is killed and starts again from its store before the link
-    /// comes back: a roll kept undecided is stored as its ROLL goes out, and rebuilt.
-    @Test(arguments: 0...6, 0...1)
-    func aCutDuringTheRollThenARestartLeavesBothHistoriesAgreeing(deliveries: Int, killed: Int) throws {
-        var sim = try ResultSimulation(seed: 11)
+    /// comes back: a roll kept undecided is stored as its ROLL goes out, and rebuilt. `how`: the
+    /// side killed (how % 2), with quick rolls from 2 on.
+    @Test(arguments: 0...6, 0...3)
+    func aCutDuringTheRollThenARestartLeavesBothHistoriesAgreeing(deliveries: Int, how: Int) throws {
+        var sim = try ResultSimulation(seed: 11, quick: how >= 2)
         try sim.playOneGameToItsEnd()
         sim.n.advance(by: .seconds(3))
         for d in 0..<deliveries { sim.n.deliver(to: d % 2) }
         sim.cutEveryLink()
-        sim.restart(killed)
+        sim.restart(how % 2)
         let problem = sim.run(steps: 0)
         #expect(problem == nil, "\(problem ?? "")")
         let kept = try sim.stores.map { try $0.history(limit: 100).filter { $0.secret != nil && $0.weMovedFirst == nil } }
@@ -67,7 +68,7 @@ import TicTacTime
     /// A peer whose RESUME gives a secret that does not open its commitment is refused with
     /// `commitment-mismatch`, and the roll is forgotten: nothing recorded, nothing waiting.
     @Test func aSecretThatDoesNotOpenTheCommitmentIsRefused() throws {
-        var sim = try ResultSimulation(seed: 7)
+        var sim = try ResultSimulation(seed: 7, quick: false)
         try sim.playOneGameToItsEnd()
         sim.n.advance(by: .seconds(3))
         for d in 0..<2 { sim.n.deliver(to: d % 2) } // ann holds both commitments, ben decided too

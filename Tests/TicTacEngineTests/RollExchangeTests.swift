@@ -20,7 +20,7 @@ import TicTacWire
                 case let .rollCommit(c, t):
                     try side.receiveCommit(c, moveTime: t)
                     if let roll = side.reveal() { answers.append(.send(roll)) }
-                case let .roll(v, n): answers.append(.send(try side.receiveRoll(v, nonce: n)))
+                case let .roll(v, n): if let ack = try side.receiveRoll(v, nonce: n) { answers.append(.send(ack)) }
                 case let .rollAck(v): try side.receiveAck(v)
                 default: Issue.record("unexpected \(m)")
                 }

@@ -132,4 +132,49 @@ def quit_on_loss_vs_bot(t):
     return "%d games: %d quits, all forfeits; the cheater moved first in %.0f %% of them" % (GAMES, quits, 100 * share)
 
 
-SERIAL = [quit_on_loss_vs_bot]
+QUICK = 1 | 128  # HELLO capabilities: tic-tac-toe and quick roll (§6, §8)
+
+
+def quick_rolls_vs_bot(t):
+    """A client that sets capability bit 7 plays the bot with quick rolls (§8): ROLL_COMMIT opens
+    each game, nobody sends RESET or ROLL_ACK, each side decides on the other's ROLL; both see
+    the same first mover (the bot's first MOVE comes exactly when we computed it moves first)."""
+    results, firsts = [], 0
+    for _ in range(6):
+        p = ready_peer(t.bot_port, caps=QUICK)
+        gid = os.urandom(16)
+        p.send(w.invite(gid))
+        _accepted(p, gid)
+        g = w.Game(p, quick=True)
+        g.start()
+        firsts += g.roll()
+        results.append(g.play(pick=cases.blunder))
+        p.send(w.leave())
+        p.close()
+    check("won" not in results, "the bot lost a game: %r" % results)
+    return "6 quick-roll games, no RESET or ROLL_ACK either way; we moved first in %d; results %s" % (firsts, results)
+
+
+def quick_roll_lies(t):
+    """On a quick link a RESET or a ROLL_ACK is `unexpected-message` (§8), and sent after the
+    bot's reveal it is a forfeit: the bot records the game as won."""
+    t.bot.drain()
+    for lie in (w.reset(), w.roll_ack(7)):
+        p = ready_peer(t.bot_port, caps=QUICK)
+        gid = os.urandom(16)
+        p.send(w.invite(gid))
+        _accepted(p, gid)
+        g = w.Game(p, quick=True)
+        g.start()
+        _bot_reveal(p)  # the bot's commitment and ROLL: its reveal is out
+        p.send(lie)
+        p.expect_error("unexpected-message")
+        p.close()
+        me = p.ident.id.hex()
+        e = t.bot.wait_event(lambda e: e.get("event") == "game-over" and (e.get("opponent") or {}).get("id") == me, 5)
+        check(e is not None and e.get("result") == "won" and e.get("forfeit") == "roll",
+              "the bot did not record the lie after its reveal as a forfeit won: %r" % e)
+    return "RESET and ROLL_ACK on a quick link: unexpected-message, the bot's win by forfeit"
+
+
+SERIAL = [quit_on_loss_vs_bot, quick_rolls_vs_bot, quick_roll_lies]

@@ -174,26 +174,29 @@ def lines(rows, cols, k):
 class Game:
     """Our side of one game on a handshaken link: the roll (§8), then moves chosen by `pick`."""
 
-    def __init__(self, peer, rows=3, cols=3, k=3, move_time=0):
+    def __init__(self, peer, rows=3, cols=3, k=3, move_time=0, quick=False):
         self.p, self.rows, self.cols, self.k = peer, rows, cols, k
+        self.quick = quick  # both HELLOs set capability bit 7: no RESET, no ROLL_ACK (§8)
         self.board = [None] * (rows * cols)
         self.lines = lines(rows, cols, k)
         self.move_time = move_time
         self.mine = Roll()
 
     def start(self):
-        """Step 1: RESET and ROLL_COMMIT."""
-        self.p.send(reset() + roll_commit(self.mine.commitment, self.move_time))
+        """Step 1: RESET and ROLL_COMMIT (a quick roll: ROLL_COMMIT alone)."""
+        self.p.send((b"" if self.quick else reset()) + roll_commit(self.mine.commitment, self.move_time))
 
     def roll(self, timeout=10.0):
         """Steps 2..5: returns True when we move first."""
         theirs_commit = theirs_secret = None
         acked = False
         sent_roll = False
-        while not (acked and theirs_secret is not None):
+        while not ((acked or self.quick) and theirs_secret is not None):
             f = self.p.next(timeout)
             if f is None:
                 raise Closed("closed during the roll")
+            if self.quick and f.type in (RESET, ROLL_ACK):
+                raise AssertionError("%r in a quick roll" % f)
             if f.type == RESET:
                 continue
             if f.type == ROLL_COMMIT:
@@ -203,7 +206,8 @@ class Game:
                 if hashlib.sha256(secret).digest() != theirs_commit:
                     raise AssertionError("the daemon's ROLL does not open its commitment")
                 theirs_secret = secret
-                self.p.send(roll_ack(f.int(1)))
+                if not self.quick:
+                    self.p.send(roll_ack(f.int(1)))
             elif f.type == ROLL_ACK:
                 if f.int(1) != self.mine.value:
                     raise AssertionError("ROLL_ACK echoes %d, not our %d" % (f.int(1), self.mine.value))

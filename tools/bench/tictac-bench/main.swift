@@ -189,6 +189,7 @@ func moves(port: UInt16, size: Int, k: Int, count: Int, warmup: Int, raw: String
     var config = DaemonConfig(identity: Identity(using: &idRandom), name: try DisplayName("rt-player"),
                               makeRandom: Seeds(7).make)
     config.size = try BoardSize(rows: size, cols: size, k: k)
+    config.capabilities.insert(.quickRoll) // as `tictac play` sets it
     try moves(port: port, config: config, count: count, warmup: warmup, raw: raw, baton: baton)
 }
 
