@@ -119,7 +119,7 @@ final class DaemonState {
                 // A roll kept to decide (its link was lost before it did): rebuilt undecided.
                 guard g.state != .finished, let secret = g.secret, let theirs = g.theirCommitment,
                       let session = try? GameSession(restoringRoll: size, secret: secret, theirCommitment: theirs,
-                                                     moveTime: UInt16(clamping: g.moveTime), round: g.number,
+                                                     moveTime: UInt16(clamping: g.moveTime), key: key, round: g.number,
                                                      score: scores[g.peerID] ?? Score(), rng: makeRandom(),
                                                      rematchDelay: rematchDelay), session.resumeKey == key else { continue }
                 restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))

@@ -56,12 +56,15 @@ public enum GameEnding: String, Sendable {
 /// sides contribute a fresh secret to it, both compute the same, and nobody who did not see the
 /// roll can guess it.
 public enum GameKey {
-    public static func make(_ a: [UInt8], _ b: [UInt8]) -> ID128 {
+    /// `quick`: a quick roll's key (Protocol.md §13), from the first 16 bytes of each commitment,
+    /// so the hash is one SHA-256 block.
+    public static func make(_ a: [UInt8], _ b: [UInt8], quick: Bool = false) -> ID128 {
         var hasher = SHA256()
         keyLabel.withUTF8Buffer { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         let (first, second) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
-        hasher.update(data: first)
-        hasher.update(data: second)
+        let used = quick ? FirstMove.quickPrefix : Int.max
+        first.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(used))) }
+        second.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(used))) }
         // The digest read in place (no arrays: this runs once a game on each side).
         return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
             hasher.finalize(into: d)

@@ -174,13 +174,13 @@ extension GameSession {
         show(.score(score))
     }
 
-    /// A roll rebuilt from the history, undecided: our secret, the peer's commitment and the
-    /// game's agreed clock, as stored when our ROLL went out.
-    public init(restoringRoll size: BoardSize, secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, round: Int,
-                score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) throws(GameFault) {
+    /// A roll rebuilt from the history, undecided: our secret, the peer's commitment, the game's
+    /// agreed clock and its key, as stored when our ROLL went out.
+    public init(restoringRoll size: BoardSize, secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, key: ID128,
+                round: Int, score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3)) throws(GameFault) {
         self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(moveTime)))
-        guard let exchange = RollExchange(secret: secret, theirCommitment: theirCommitment, moveTime: moveTime) else {
-            throw GameFault(.internalError, "the stored roll secret is not \(Commitment.secretLength) bytes")
+        guard let exchange = RollExchange(secret: secret, theirCommitment: theirCommitment, moveTime: moveTime, key: key) else {
+            throw GameFault(.internalError, "the stored roll is not \(Commitment.secretLength) bytes of secret under its key")
         }
         ourRound = round
         peerRound = round

@@ -295,6 +295,7 @@ public struct GameSession: SansIOCore {
         if !quickRoll { emit(.send(.reset)) }
         // Keep a commitment the peer already sent for this game (it followed its RESET).
         var exchange = peerRound == ourRound ? RollExchange(keepingCommitmentOf: early) : RollExchange()
+        exchange.quick = quickRoll
         exchange.commit(moveTime: moveTime, using: &rng, into: &actions)
         reveal(&exchange)
         phase = .rolling(exchange, deadline: now + Self.rollTimeout)

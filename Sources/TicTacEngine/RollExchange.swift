@@ -27,6 +27,8 @@ struct RollExchange {
     /// We hold the peer's ROLL: its reveal went out, so it counts our leaving as a forfeit.
     var theirsRevealed: Bool { theirRoll != nil }
     private var acknowledged = false
+    /// A quick roll (Protocol.md §8): its key and decision hash 16 bytes of each commitment.
+    var quick = false
 
     init() {}
 
@@ -109,21 +111,27 @@ struct RollExchange {
 
     private mutating func fixKey() {
         guard let ours, let theirCommitment else { return }
-        madeKey = GameKey.make(ours.commitment, theirCommitment)
+        madeKey = GameKey.make(ours.commitment, theirCommitment, quick: quick)
     }
 
     /// Our secret (roll || nonce), which RESUME carries for a roll that did not decide.
     var ourSecret: [UInt8]? { ours.map { Commitment.secret(roll: $0.roll, nonce: $0.nonce) } }
 
     /// A roll rebuilt from the history: our secret and the peer's commitment; `moveTime` is the
-    /// game's agreed clock (both asks, already combined).
-    init?(secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16) {
+    /// game's agreed clock (both asks, already combined). The stored `key` tells whether it was
+    /// a quick roll (the two rules make different keys); nil when neither rule makes it.
+    init?(secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, key: ID128) {
         guard let (roll, nonce) = Self.split(secret) else { return nil }
         ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce))
         revealed = true
         self.theirCommitment = theirCommitment
         theirMoveTime = moveTime
-        fixKey()
+        for quick in [true, false] {
+            self.quick = quick
+            fixKey()
+            if madeKey == key { return }
+        }
+        return nil
     }
 
     /// The peer's secret from its RESUME (Protocol.md §13): it must open the peer's commitment
@@ -155,7 +163,8 @@ struct RollExchange {
         // Equal commitments were refused on receipt, so this always decides.
         guard let decision = FirstMove.decide(
             ourCommitment: ours.commitment, ourSecret: Commitment.secret(roll: ours.roll, nonce: ours.nonce),
-            theirCommitment: theirCommitment, theirSecret: Commitment.secret(roll: theirRoll.value, nonce: theirRoll.nonce))
+            theirCommitment: theirCommitment, theirSecret: Commitment.secret(roll: theirRoll.value, nonce: theirRoll.nonce),
+            quick: quick)
         else { throw GameFault(.commitmentMismatch, "ROLL_COMMIT repeats our own commitment") }
         return decision
     }

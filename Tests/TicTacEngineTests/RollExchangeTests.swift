@@ -103,8 +103,10 @@ import TicTacWire
         let (da, db) = (try #require(try a.decision()), try #require(try b.decision()))
         #expect(da.weMoveFirst != db.weMoveFirst && da.ourRoll == db.theirRoll)
         // Rebuilt from what the history stores, the roll decides the same.
-        var restored = try #require(RollExchange(secret: sa, theirCommitment: cb, moveTime: 30))
-        #expect(restored.key == a.key)
+        let keyA = try #require(a.key)
+        var restored = try #require(RollExchange(secret: sa, theirCommitment: cb, moveTime: 30, key: keyA))
+        #expect(restored.key == a.key && !restored.quick)
+        #expect(RollExchange(secret: sa, theirCommitment: cb, moveTime: 30, key: ID128(high: 1, low: 2)) == nil) // not its key
         try restored.take(theirSecret: sb)
         #expect(try restored.decision()?.weMoveFirst == da.weMoveFirst)
         // The peer's ROLL came first: RESUME must carry that same secret.
@@ -117,6 +119,42 @@ import TicTacWire
         other[5] ^= 1
         #expect(throws: GameFault.self) { try rolled.take(theirSecret: other) }
         try rolled.take(theirSecret: sb)
+    }
+}
+
+/// Quick rolls (Protocol.md §8): the key and the decision hash 16 bytes of each commitment (one
+/// SHA-256 block each); both sides still agree, and a roll rebuilt from the history finds its
+/// rule from its stored key.
+@Suite struct QuickRollExchangeTests {
+    @Test func aQuickRollDecidesWithoutAckAndRebuildsByItsKey() throws {
+        var ra = AnyRandom(SplitMix64(seed: 18)), rb = AnyRandom(SplitMix64(seed: 19))
+        var a = RollExchange(), b = RollExchange()
+        a.quick = true
+        b.quick = true
+        var out: [GameAction] = []
+        a.commit(moveTime: 0, using: &ra, into: &out)
+        b.commit(moveTime: 0, using: &rb, into: &out)
+        let (oa, ob) = (try #require(a.ours), try #require(b.ours))
+        try a.receiveCommit(ob.commitment, moveTime: 0)
+        try b.receiveCommit(oa.commitment, moveTime: 0)
+        #expect(a.reveal() != nil && b.reveal() != nil)
+        #expect(try a.receiveRoll(ob.roll, nonce: ob.nonce, quick: true) == nil) // no ROLL_ACK
+        #expect(try b.receiveRoll(oa.roll, nonce: oa.nonce, quick: true) == nil)
+        let (da, db) = (try #require(try a.decision()), try #require(try b.decision()))
+        #expect(da.weMoveFirst != db.weMoveFirst && da.ourRoll == db.theirRoll && da.theirRoll == db.ourRoll)
+        let (sa, sb) = (try #require(a.ourSecret), try #require(b.ourSecret))
+        // The rules differ: the long roll's key and decision come from whole commitments.
+        let key = try #require(a.key)
+        #expect(key == b.key && key == GameKey.make(oa.commitment, ob.commitment, quick: true))
+        #expect(key != GameKey.make(oa.commitment, ob.commitment))
+        let long = FirstMove.decide(ourCommitment: oa.commitment, ourSecret: sa, theirCommitment: ob.commitment, theirSecret: sb)
+        let short = FirstMove.decide(ourCommitment: oa.commitment, ourSecret: sa, theirCommitment: ob.commitment, theirSecret: sb, quick: true)
+        #expect(short == da && long != nil && long?.ourRoll != da.ourRoll)
+        // Rebuilt from the history under its key: quick again, and it decides the same.
+        var restored = try #require(RollExchange(secret: sa, theirCommitment: ob.commitment, moveTime: 0, key: key))
+        #expect(restored.quick)
+        try restored.take(theirSecret: sb)
+        #expect(try restored.decision() == da)
     }
 }
 

@@ -218,7 +218,7 @@ class Game:
                 self.p.send(roll(self.mine.value, self.mine.nonce))
                 sent_roll = True
         self.theirs_commit = theirs_commit
-        self.first, self.high, self.low = first_mover_is_me(self.mine, theirs_secret, theirs_commit)
+        self.first, self.high, self.low = first_mover_is_me(self.mine, theirs_secret, theirs_commit, self.quick)
         self.me, self.them = ("O", "X") if self.first else ("X", "O")
         return self.first
 
