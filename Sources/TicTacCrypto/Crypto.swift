@@ -49,6 +49,22 @@ public struct SHA256 {
     }
 }
 
+/// The roll's hash (Protocol.md §8) over one contiguous input, a 32-byte digest: SHA-256, or in
+/// a quick roll BLAKE2b with a 32-byte digest (RFC 7693, libsodium's `crypto_generichash`).
+public enum RollHash {
+    public static func digest(_ input: UnsafeRawBufferPointer, quick: Bool, into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count >= 32) // our callers' own buffers
+        _ = Sodium.ready
+        guard let digest = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let bytes = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        if quick {
+            _ = crypto_generichash(digest, 32, bytes, UInt64(input.count), nil, 0)
+        } else {
+            _ = crypto_hash_sha256(digest, bytes, UInt64(input.count))
+        }
+    }
+}
+
 /// HKDF with HMAC-SHA256 (RFC 5869), for one 32-byte key (all the protocol derives).
 public enum HKDF {
     /// Extract, then the first block of expand: T(1) = HMAC(PRK, info || 0x01).

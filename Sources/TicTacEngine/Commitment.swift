@@ -1,8 +1,8 @@
 import TicTacCrypto
 import TicTacWire
 
-/// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) before
-/// either reveals, so neither can choose its secret after seeing the other's.
+/// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) (a quick
+/// roll: BLAKE2b-256) before either reveals, so neither can choose its secret after seeing the other's.
 ///
 /// Every game hashes three times on each side (our commitment, the check of the peer's, the
 /// first-move decision): the inputs are laid out in stack buffers and the digests read in place
@@ -27,15 +27,15 @@ public enum Commitment {
         buffer.storeBytes(of: nonce.low.bigEndian, toByteOffset: 12, as: UInt64.self)
     }
 
-    /// SHA-256 over the secret.
-    public static func make(roll: UInt32, nonce: ID128) -> [UInt8] {
-        hashSecret(roll: roll, nonce: nonce) { Array($0) }
+    /// The roll's hash over the secret (`quick`: BLAKE2b-256, else SHA-256).
+    public static func make(roll: UInt32, nonce: ID128, quick: Bool = false) -> [UInt8] {
+        hashSecret(roll: roll, nonce: nonce, quick: quick) { Array($0) }
     }
 
     /// True when `roll` and `nonce` open `commitment`.
-    public static func verify(_ commitment: [UInt8], roll: UInt32, nonce: ID128) -> Bool {
+    public static func verify(_ commitment: [UInt8], roll: UInt32, nonce: ID128, quick: Bool = false) -> Bool {
         // A commitment is public, so the comparison need not take constant time.
-        hashSecret(roll: roll, nonce: nonce) { digest in
+        hashSecret(roll: roll, nonce: nonce, quick: quick) { digest in
             commitment.withUnsafeBytes { c in
                 digest.count == c.count && !digest.indices.contains { digest[$0] != c[$0] }
             }
@@ -43,13 +43,11 @@ public enum Commitment {
     }
 
     /// The secret's digest, read in place by `body`.
-    private static func hashSecret<R>(roll: UInt32, nonce: ID128, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    private static func hashSecret<R>(roll: UInt32, nonce: ID128, quick: Bool, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         withUnsafeTemporaryAllocation(byteCount: secretLength, alignment: 8) { buffer in
             write(roll: roll, nonce: nonce, into: buffer)
-            var hasher = SHA256()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(buffer))
             return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in
-                hasher.finalize(into: digest)
+                RollHash.digest(UnsafeRawBufferPointer(buffer), quick: quick, into: digest)
                 return body(UnsafeRawBufferPointer(digest))
             }
         }

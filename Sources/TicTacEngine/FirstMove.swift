@@ -6,8 +6,8 @@ import TicTacWire
 ///
 /// 1. x = secret_a XOR secret_b, bytewise over the two 20-byte secrets (roll || nonce).
 /// 2. Order the two commitments bytewise (unsigned): c1 sorts first, c2 second.
-/// 3. j = SHA-256(c1 || c2 || x) (a quick roll hashes the first 16 bytes of c1 and c2: one
-///    block). If j[0] < 0x80 the side of c1 moves first, else the side of c2.
+/// 3. j = SHA-256(c1 || c2 || x) (a quick roll: BLAKE2b-256). If j[0] < 0x80 the side of c1
+///    moves first, else the side of c2.
 ///    (Not SHA-256(x) alone: a peer whose secret is all zeros would make that our own commitment,
 ///    which it knows before it commits; `FairnessTests` caught exactly that.)
 /// 4. The rolls shown to the players: high = 1 + (j[4..<8] as u32) mod 999,999; low =
@@ -34,29 +34,22 @@ public enum FirstMove {
                       theirSecret: theirSecret)
     }
 
-    /// How much of each commitment a quick roll's hashes read (Protocol.md §8): with the 20-byte
-    /// joint secret, 52 bytes, one SHA-256 block.
-    public static let quickPrefix = 16
-
     /// Decides from both commitments and both openings; nil when the commitments are equal.
-    /// `quick`: a quick roll's rule, which hashes the first 16 bytes of each commitment.
+    /// `quick`: a quick roll's, which hashes with BLAKE2b-256.
     public static func decide(ourCommitment: [UInt8], ourSecret: [UInt8],
                               theirCommitment: [UInt8], theirSecret: [UInt8], quick: Bool = false) -> Decision? {
         guard ourCommitment != theirCommitment, ourSecret.count == theirSecret.count else { return nil }
         let weSortFirst = ourCommitment.lexicographicallyPrecedes(theirCommitment)
         let (c1, c2) = weSortFirst ? (ourCommitment, theirCommitment) : (theirCommitment, ourCommitment)
-        let used1 = quick ? min(quickPrefix, c1.count) : c1.count, used2 = quick ? min(quickPrefix, c2.count) : c2.count
         // c1 || c2 || x laid out in one buffer (no arrays built per game), then hashed.
-        let length = used1 + used2 + ourSecret.count
+        let length = c1.count + c2.count + ourSecret.count
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { input in
             var i = 0
-            for k in 0..<used1 { input[i] = c1[k]; i += 1 }
-            for k in 0..<used2 { input[i] = c2[k]; i += 1 }
+            for b in c1 { input[i] = b; i += 1 }
+            for b in c2 { input[i] = b; i += 1 }
             for k in ourSecret.indices { input[i] = ourSecret[k] ^ theirSecret[k]; i += 1 }
-            var hasher = SHA256()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(input))
             return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { digest in // read in place
-                hasher.finalize(into: digest)
+                RollHash.digest(UnsafeRawBufferPointer(input), quick: quick, into: digest)
                 let j = UnsafeRawBufferPointer(digest)
                 let lowerCommitmentFirst = j[0] < 0x80
                 let weMoveFirst = weSortFirst == lowerCommitmentFirst

@@ -56,21 +56,22 @@ public enum GameEnding: String, Sendable {
 /// sides contribute a fresh secret to it, both compute the same, and nobody who did not see the
 /// roll can guess it.
 public enum GameKey {
-    /// `quick`: a quick roll's key (Protocol.md §13), from the first 16 bytes of each commitment,
-    /// so the hash is one SHA-256 block.
+    /// `quick`: a quick roll's key (Protocol.md §13), hashed with BLAKE2b-256, not SHA-256.
     public static func make(_ a: [UInt8], _ b: [UInt8], quick: Bool = false) -> ID128 {
-        var hasher = SHA256()
-        keyLabel.withUTF8Buffer { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         let (first, second) = a.lexicographicallyPrecedes(b) ? (a, b) : (b, a)
-        let used = quick ? FirstMove.quickPrefix : Int.max
-        first.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(used))) }
-        second.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0.prefix(used))) }
-        // The digest read in place (no arrays: this runs once a game on each side).
-        return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
-            hasher.finalize(into: d)
-            let digest = UnsafeRawBufferPointer(d)
-            return ID128(high: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-                         low: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+        // The label and both commitments laid out in one buffer, the digest read in place (no
+        // arrays: this runs once a game on each side).
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: keyLabel.utf8CodeUnitCount + first.count + second.count) { input in
+            var i = 0
+            keyLabel.withUTF8Buffer { for b in $0 { input[i] = b; i += 1 } }
+            for b in first { input[i] = b; i += 1 }
+            for b in second { input[i] = b; i += 1 }
+            return withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
+                RollHash.digest(UnsafeRawBufferPointer(input), quick: quick, into: d)
+                let digest = UnsafeRawBufferPointer(d)
+                return ID128(high: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                             low: UInt64(bigEndian: digest.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+            }
         }
     }
 

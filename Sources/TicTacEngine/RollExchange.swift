@@ -27,7 +27,7 @@ struct RollExchange {
     /// We hold the peer's ROLL: its reveal went out, so it counts our leaving as a forfeit.
     var theirsRevealed: Bool { theirRoll != nil }
     private var acknowledged = false
-    /// A quick roll (Protocol.md §8): its key and decision hash 16 bytes of each commitment.
+    /// A quick roll (Protocol.md §8): its commitments, key and decision hash with BLAKE2b-256.
     var quick = false
 
     init() {}
@@ -43,7 +43,7 @@ struct RollExchange {
     mutating func commit(moveTime: UInt16, using rng: inout AnyRandom, into out: inout [GameAction]) {
         let roll = UInt32.random(in: 0...Message.maxRoll, using: &rng)
         let nonce = ID128.random(using: &rng)
-        let commitment = Commitment.make(roll: roll, nonce: nonce)
+        let commitment = Commitment.make(roll: roll, nonce: nonce, quick: quick)
         ours = (roll, nonce, commitment)
         fixKey()
         out.append(.send(.rollCommit(commitment: commitment, moveTime: moveTime)))
@@ -76,7 +76,7 @@ struct RollExchange {
     mutating func receiveRoll(_ value: UInt32, nonce: ID128, quick: Bool = false) throws(GameFault) -> Message? {
         guard let c = theirCommitment else { throw GameFault(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
         guard theirRoll == nil else { throw GameFault(.unexpectedMessage, "second ROLL for one commitment") }
-        guard Commitment.verify(c, roll: value, nonce: nonce) else {
+        guard Commitment.verify(c, roll: value, nonce: nonce, quick: quick) else {
             throw GameFault(.commitmentMismatch, "ROLL \(value) does not match its commitment")
         }
         theirRoll = (value, nonce)
@@ -122,12 +122,12 @@ struct RollExchange {
     /// a quick roll (the two rules make different keys); nil when neither rule makes it.
     init?(secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, key: ID128) {
         guard let (roll, nonce) = Self.split(secret) else { return nil }
-        ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce))
         revealed = true
         self.theirCommitment = theirCommitment
         theirMoveTime = moveTime
         for quick in [true, false] {
             self.quick = quick
+            ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce, quick: quick))
             fixKey()
             if madeKey == key { return }
         }
@@ -143,7 +143,7 @@ struct RollExchange {
         if let theirRoll, theirRoll.value != roll || theirRoll.nonce != nonce {
             throw GameFault(.commitmentMismatch, "RESUME's secret is not the peer's ROLL")
         }
-        guard Commitment.verify(c, roll: roll, nonce: nonce) else {
+        guard Commitment.verify(c, roll: roll, nonce: nonce, quick: quick) else {
             throw GameFault(.commitmentMismatch, "RESUME's secret does not open the peer's commitment")
         }
         theirRoll = (roll, nonce)

@@ -213,17 +213,18 @@ struct Duel {
         #expect(b.ourRoll == 376_120 && b.theirRoll == 833_116)
     }
 
-    /// Protocol.md §8's worked example in a quick roll: 16 bytes of each commitment hashed.
+    /// Protocol.md §8's worked example in a quick roll: every hash BLAKE2b-256.
     @Test func quickWorkedExample() throws {
         let na = try #require(ID128(hex: "0f0e0d0c0b0a09080706050403020100"))
         let nb = try #require(ID128(hex: "000102030405060708090a0b0c0d0e0f"))
-        let ca = Commitment.make(roll: 123_456, nonce: na), cb = Commitment.make(roll: 654_321, nonce: nb)
+        let ca = Commitment.make(roll: 123_456, nonce: na, quick: true), cb = Commitment.make(roll: 654_321, nonce: nb, quick: true)
         let a = try #require(FirstMove.decide(ourCommitment: ca, ourSecret: Commitment.secret(roll: 123_456, nonce: na),
                                               theirCommitment: cb, theirSecret: Commitment.secret(roll: 654_321, nonce: nb), quick: true))
         let b = try #require(FirstMove.decide(ourCommitment: cb, ourSecret: Commitment.secret(roll: 654_321, nonce: nb),
                                               theirCommitment: ca, theirSecret: Commitment.secret(roll: 123_456, nonce: na), quick: true))
+        #expect(ca.lexicographicallyPrecedes(cb)) // "A's commitment 138c... sorts first"
         #expect(!a.weMoveFirst && b.weMoveFirst)
-        #expect(b.ourRoll == 34_033 && b.theirRoll == 9_076 && a.ourRoll == 9_076 && a.theirRoll == 34_033)
+        #expect(b.ourRoll == 693_133 && b.theirRoll == 526_824 && a.ourRoll == 526_824 && a.theirRoll == 693_133)
     }
 
     @Test func equalCommitmentsDecideNothing() {

@@ -105,7 +105,7 @@ import TicTacWire
         let key = GameKey.make([UInt8](repeating: 1, count: 32), [UInt8](repeating: 2, count: 32))
         #expect(key.description == "836b3153921e914e6a2c838524849c58")
         let quick = GameKey.make([UInt8](repeating: 2, count: 32), [UInt8](repeating: 1, count: 32), quick: true)
-        #expect(quick.description == "21f07b0230b9adc05910b3cb79ec75fb") // Protocol.md §13, a quick roll's key
+        #expect(quick.description == "21a36c54b65c66d7826154151b1daa09") // Protocol.md §13, a quick roll's key
         let game = ID128(high: 0xfedc_ba98_7654_3210, low: 0x0123_4567_89ab_cdef)
         let hex = GameKey.digest(key: game, moves: [4, 0]).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         #expect(hex == "9894de2762ada4ce3fdd2e0e0fce9ef68a23f660b33d62491fe648b3a6d961b4")

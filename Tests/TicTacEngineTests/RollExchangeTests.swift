@@ -122,9 +122,8 @@ import TicTacWire
     }
 }
 
-/// Quick rolls (Protocol.md §8): the key and the decision hash 16 bytes of each commitment (one
-/// SHA-256 block each); both sides still agree, and a roll rebuilt from the history finds its
-/// rule from its stored key.
+/// Quick rolls (Protocol.md §8): the commitments, the key and the decision hash with BLAKE2b-256;
+/// both sides still agree, and a roll rebuilt from the history finds its hash from its stored key.
 @Suite struct QuickRollExchangeTests {
     @Test func aQuickRollDecidesWithoutAckAndRebuildsByItsKey() throws {
         var ra = AnyRandom(SplitMix64(seed: 18)), rb = AnyRandom(SplitMix64(seed: 19))
@@ -143,7 +142,9 @@ import TicTacWire
         let (da, db) = (try #require(try a.decision()), try #require(try b.decision()))
         #expect(da.weMoveFirst != db.weMoveFirst && da.ourRoll == db.theirRoll && da.theirRoll == db.ourRoll)
         let (sa, sb) = (try #require(a.ourSecret), try #require(b.ourSecret))
-        // The rules differ: the long roll's key and decision come from whole commitments.
+        #expect(Commitment.verify(oa.commitment, roll: oa.roll, nonce: oa.nonce, quick: true))
+        #expect(!Commitment.verify(oa.commitment, roll: oa.roll, nonce: oa.nonce)) // not SHA-256's
+        // The hashes differ: the four-message roll's key and decision come from SHA-256.
         let key = try #require(a.key)
         #expect(key == b.key && key == GameKey.make(oa.commitment, ob.commitment, quick: true))
         #expect(key != GameKey.make(oa.commitment, ob.commitment))

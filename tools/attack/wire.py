@@ -13,7 +13,7 @@ import time
 from wire_bytes import *  # noqa: F401,F403 (the cases use every name as wire.X)
 from wire_bytes import (ERROR, HELLO, MOVE, NAMES, PING, PONG, PROOF, RESET, ROLL, ROLL_ACK, ROLL_COMMIT,
                         Identity, Roll, StreamDecoder, first_mover_is_me, hello, instance_id, move, pong,
-                        proof, reset, roll, roll_ack, roll_commit, transcript, u32, verify)
+                        proof, reset, roll, roll_ack, roll_commit, roll_hash, transcript, u32, verify)
 
 
 # --- a TCP client ----------------------------------------------------------------------------
@@ -180,7 +180,7 @@ class Game:
         self.board = [None] * (rows * cols)
         self.lines = lines(rows, cols, k)
         self.move_time = move_time
-        self.mine = Roll()
+        self.mine = Roll(quick=quick)
 
     def start(self):
         """Step 1: RESET and ROLL_COMMIT (a quick roll: ROLL_COMMIT alone)."""
@@ -203,7 +203,7 @@ class Game:
                 theirs_commit = f.fields[1]
             elif f.type == ROLL:
                 secret = u32(f.int(1)) + f.fields[2]
-                if hashlib.sha256(secret).digest() != theirs_commit:
+                if roll_hash(secret, self.quick) != theirs_commit:
                     raise AssertionError("the daemon's ROLL does not open its commitment")
                 theirs_secret = secret
                 if not self.quick:

@@ -224,23 +224,27 @@ def sphere(id_, seq, x, y, rgb=(255, 128, 0), name="s"):
 
 # --- the fair roll (§8) ----------------------------------------------------------------------
 
-class Roll:
-    """One side's secret: roll r and nonce n; commitment SHA-256(r as u32 || n)."""
+def roll_hash(data, quick=False):
+    """§8: SHA-256, or BLAKE2b-256 in a quick roll."""
+    return hashlib.blake2b(data, digest_size=32).digest() if quick else hashlib.sha256(data).digest()
 
-    def __init__(self, value=None, nonce=None):
+
+class Roll:
+    """One side's secret: roll r and nonce n; commitment SHA-256(r as u32 || n) (a quick roll:
+    BLAKE2b-256)."""
+
+    def __init__(self, value=None, nonce=None, quick=False):
         self.value = int.from_bytes(os.urandom(4), "big") % (MAX_ROLL + 1) if value is None else value
         self.nonce = os.urandom(16) if nonce is None else nonce
         self.secret = u32(self.value) + self.nonce
-        self.commitment = hashlib.sha256(self.secret).digest()
+        self.commitment = roll_hash(self.secret, quick)
 
 
 def first_mover_is_me(mine, theirs_secret, theirs_commitment, quick=False):
-    """§8 step 5: True when our side moves first. Returns (first, high, low). A quick roll
-    hashes the first 16 bytes of each commitment."""
+    """§8 step 5: True when our side moves first. Returns (first, high, low)."""
     x = bytes(a ^ b for a, b in zip(mine.secret, theirs_secret))
     c1, c2 = sorted([mine.commitment, theirs_commitment])
-    used = 16 if quick else 32
-    j = hashlib.sha256(c1[:used] + c2[:used] + x).digest()
+    j = roll_hash(c1 + c2 + x, quick)
     first_commitment = c1 if j[0] < 0x80 else c2
     high = 1 + int.from_bytes(j[4:8], "big") % 999_999
     low = int.from_bytes(j[8:12], "big") % high
