@@ -19,6 +19,9 @@ struct GameTracker {
     var blind = false
     private var commitments: [[UInt8]?] = [nil, nil]
     private var openings: [(roll: UInt32, nonce: ID128)?] = [nil, nil]
+    /// Each side's HELLO capabilities: both with bit 7, the rolls are quick (BLAKE2b, Protocol.md §8).
+    private var capabilities: [Capabilities] = [[], []]
+    private var quick: Bool { capabilities.allSatisfy { $0.contains(.quickRoll) } }
 
     init(names: [String]) { self.names = names }
 
@@ -28,6 +31,7 @@ struct GameTracker {
         let who = names[side], fromClient = side == 0
         switch message {
         case let .hello(h):
+            capabilities[side] = h.capabilities
             return [("hello", [("name", .string(h.name.value)), ("id", .string(h.instanceID.description)),
                                ("versions", .string("\(h.minVersion)-\(h.maxVersion)"))],
                      "\(who): HELLO, id \(h.instanceID.description.prefix(8)), versions \(h.minVersion)-\(h.maxVersion)", false)]
@@ -129,9 +133,10 @@ struct GameTracker {
         commitments = [nil, nil]
         openings = [nil, nil]
         // A roll that does not open its commitment decides nothing (the peer answers ERROR).
-        guard Commitment.verify(c0, roll: o0.roll, nonce: o0.nonce), Commitment.verify(c1, roll: o1.roll, nonce: o1.nonce),
+        guard Commitment.verify(c0, roll: o0.roll, nonce: o0.nonce, quick: quick),
+              Commitment.verify(c1, roll: o1.roll, nonce: o1.nonce, quick: quick),
               let d = FirstMove.decide(ourCommitment: c0, ourSecret: Commitment.secret(roll: o0.roll, nonce: o0.nonce),
-                                       theirCommitment: c1, theirSecret: Commitment.secret(roll: o1.roll, nonce: o1.nonce)) else {
+                                       theirCommitment: c1, theirSecret: Commitment.secret(roll: o1.roll, nonce: o1.nonce), quick: quick) else {
             return [("rolls", [], "the rolls decide nothing: a roll does not open its commitment, or the commitments are equal", true)]
         }
         firstMoverIsClient = d.weMoveFirst

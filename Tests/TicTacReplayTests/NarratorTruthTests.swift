@@ -91,13 +91,23 @@ import TicTacWire
         #expect(!stories.contains { $0.event == "game-over" })
     }
 
-    @Test func theRollsAndWhoMovesFirstAreTold() throws {
+    /// `quick`: both HELLOs set capability bit 7, so the roll is hashed with BLAKE2b (Protocol.md §8).
+    @Test(arguments: [false, true])
+    func theRollsAndWhoMovesFirstAreTold(quick: Bool) throws {
         let nonces = [ID128(high: 3, low: 4), ID128(high: 5, low: 6)]
         let rolls: [UInt32] = [123_456, 654_321]
         var records = Array(Self.game().prefix(2))
         var seq: [UInt32] = [1001, 1001]
         var messages: [(Bool, Message)] = []
-        for side in 0..<2 { messages.append((side == 0, .rollCommit(commitment: Commitment.make(roll: rolls[side], nonce: nonces[side])))) }
+        let caps: Capabilities = quick ? [.tictactoe, .quickRoll] : .tictactoe
+        for n in UInt64(1)...2 {
+            messages.append((n == 1, .hello(Hello(instanceID: ID128(high: n, low: n), name: try DisplayName(n == 1 ? "ann" : "ben"),
+                                                  capabilities: caps, publicKey: [UInt8](repeating: UInt8(n), count: 32),
+                                                  nonce: ID128(high: n, low: 0)))))
+        }
+        for side in 0..<2 {
+            messages.append((side == 0, .rollCommit(commitment: Commitment.make(roll: rolls[side], nonce: nonces[side], quick: quick))))
+        }
         for side in 0..<2 { messages.append((side == 0, .roll(value: rolls[side], nonce: nonces[side]))) }
         for (i, (fromClient, m)) in messages.enumerated() {
             let side = fromClient ? 0 : 1, bytes = m.encoded()
@@ -108,12 +118,14 @@ import TicTacWire
         }
         let stories = try Self.stories(records)
         let d = try #require(FirstMove.decide(
-            ourCommitment: Commitment.make(roll: rolls[0], nonce: nonces[0]), ourSecret: Commitment.secret(roll: rolls[0], nonce: nonces[0]),
-            theirCommitment: Commitment.make(roll: rolls[1], nonce: nonces[1]), theirSecret: Commitment.secret(roll: rolls[1], nonce: nonces[1])))
+            ourCommitment: Commitment.make(roll: rolls[0], nonce: nonces[0], quick: quick), ourSecret: Commitment.secret(roll: rolls[0], nonce: nonces[0]),
+            theirCommitment: Commitment.make(roll: rolls[1], nonce: nonces[1], quick: quick),
+            theirSecret: Commitment.secret(roll: rolls[1], nonce: nonces[1]), quick: quick))
+        #expect(!stories.contains { $0.abnormal }, "\(stories.filter(\.abnormal).map(\.text))")
         let start = try #require(stories.first { $0.event == "rolls" })
-        let first = d.weMoveFirst ? "10.0.0.1:5000" : "10.0.0.2:80"
-        #expect(start.text == "game starts: 10.0.0.1:5000 rolled \(d.ourRoll), 10.0.0.2:80 rolled \(d.theirRoll): "
-                + "\(first) moves first and plays O, \(d.weMoveFirst ? "10.0.0.2:80" : "10.0.0.1:5000") plays X")
+        let (ann, ben) = ("ann@10.0.0.1:5000", "ben@10.0.0.2:80")
+        #expect(start.text == "game starts: \(ann) rolled \(d.ourRoll), \(ben) rolled \(d.theirRoll): "
+                + "\(d.weMoveFirst ? ann : ben) moves first and plays O, \(d.weMoveFirst ? ben : ann) plays X")
         #expect(stories.last?.text == "the capture ends with the game unfinished")
     }
 
