@@ -23,6 +23,8 @@ import TicTacWire
         // Protocol version 2: every frame after the handshake sealed, replayed byte for byte.
         ("sealed-leave-mid-game", [[]]), // the bot keeps the game the player quit, to resume
         ("sealed-bot-win", [["won"], ["lost"]]), // both sides, with beta's key log (KeyLogReplayTests)
+        // Both HELLOs set capability bit 7: a quick roll (Protocol.md §8), no RESET or ROLL_ACK.
+        ("quick-bot-win", [["won"], ["lost"]]),
     ]
 
     @Test(arguments: expectations.map(\.name))

@@ -35,6 +35,29 @@ import TicTacWire
         #expect(stories.contains { $0.event == "leave" && $0.text.hasPrefix("alpha") }) // beta's came after alpha closed
     }
 
+    /// quick-bot-win.pcap, two daemons that roll quickly (Protocol.md §8): opened with its key log,
+    /// the game starts on the two ROLL_COMMITs and ROLLs alone (no RESET, no ROLL_ACK on the wire),
+    /// the BLAKE2b rolls decide as the daemons did, and nothing is abnormal.
+    @Test func aQuickRollIsOpenedAndTold() throws {
+        let keys = KeyLog(text: String(decoding: try readWholeFile("\(Fixtures.directory)/quick-bot-win.keys"), as: UTF8.self))
+        let (capture, report) = OpenedStreams.open(try Fixtures.capture("quick-bot-win"), with: keys)
+        #expect(report.opened == 1 && report.failed == 0)
+        var types: Set<UInt8> = []
+        for conn in capture.connections {
+            for fromClient in [true, false] {
+                var reader = FrameReader()
+                _ = reader.receive(conn.bytes(fromClient: fromClient)) { frame in types.insert(frame.type); return true }
+            }
+        }
+        #expect(types.contains(0x21) && types.contains(0x22), "ROLL_COMMIT and ROLL")
+        #expect(!types.contains(0x20) && !types.contains(0x23), "no RESET, no ROLL_ACK: \(types.sorted())")
+        let stories = Narrator.tell(capture)
+        #expect(stories.filter(\.abnormal).isEmpty, "\(stories.filter(\.abnormal).map(\.text))")
+        let start = try #require(stories.first { $0.event == "rolls" })
+        #expect(start.text.contains("beta@127.0.0.1:45612 moves first")) // as the seeded daemons played it
+        #expect(stories.first { $0.event == "game-over" }?.text.contains("alpha") == true)
+    }
+
     /// The same capture told from the seeded replay's own keys: the key log holds what the core
     /// derived, not something else that happens to open.
     @Test func theLoggedKeysAreTheOnesTheCoreDerives() throws {

@@ -194,6 +194,7 @@ local cols_of = {} -- tcp.stream -> the board's columns, from its INVITE (to nam
 local proved = {}  -- "stream:port" -> a version-2 PROOF went from that side: what follows is sealed
 local dice = {}    -- tcp.stream -> { [side] = {commit=, roll=, nonce=} } of the game being rolled
 local shown = {}   -- frame number -> the shown rolls' text, told on the ROLL that completed them
+local quick = {}   -- tcp.stream -> { [side] = true } when that side's HELLO set capability bit 7 (§8)
 
 local function stream_key(pinfo)
   local s = tcp_stream()
@@ -272,6 +273,10 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
         t:add_proto_expert_info(e_error, "ERROR " .. (errors[value:uint()] or value:uint()))
       end
       if kind == 0x10 and fname == "cols" and flen == 1 and stream then cols_of[stream] = value:uint() end
+      if kind == 0x01 and fname == "capabilities" and flen == 4 and stream and not pinfo.visited then
+        quick[stream] = quick[stream] or {}
+        quick[stream][side] = band(value:uint(), 128) ~= 0
+      end
       if stream and not pinfo.visited and ((kind == 0x21 and fname == "commitment" and flen == 32)
           or (kind == 0x22 and fname == "secret_roll" and flen == 4) or (kind == 0x22 and fname == "roll_nonce" and flen == 16)) then
         dice[stream] = dice[stream] or {}
@@ -292,10 +297,16 @@ local function dissect_frame(tvb, pinfo, tree, on_tcp)
     local mine, theirs, other = dice[stream] and dice[stream][side], nil, nil
     for k, v in pairs(dice[stream] or {}) do if k ~= side then theirs, other = v, k end end
     if mine and theirs and mine.commit and mine.roll and mine.nonce and theirs.commit and theirs.roll and theirs.nonce then
-      local d, why = decide_rolls(mine, theirs)
       local me, peer = tostring(pinfo.src) .. ":" .. pinfo.src_port, tostring(pinfo.dst) .. ":" .. pinfo.dst_port
-      shown[pinfo.number] = d and string.format("%s rolled %d, %s rolled %d: %s moves first and plays O", me, d.one_roll,
-        peer, d.two_roll, d.one_first and me or peer) or ("the rolls decide nothing: " .. why)
+      local q = quick[stream] or {}
+      if q[side] and q[other] then
+        -- A quick roll hashes with BLAKE2b-256 (§8), which this dissector does not compute.
+        shown[pinfo.number] = "a quick roll (BLAKE2b, capability bit 7): `tictac replay` tells who moves first"
+      else
+        local d, why = decide_rolls(mine, theirs)
+        shown[pinfo.number] = d and string.format("%s rolled %d, %s rolled %d: %s moves first and plays O", me, d.one_roll,
+          peer, d.two_roll, d.one_first and me or peer) or ("the rolls decide nothing: " .. why)
+      end
       dice[stream] = nil
     end
   end
