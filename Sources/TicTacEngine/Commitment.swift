@@ -4,8 +4,8 @@ import TicTacWire
 /// The die-roll commitment (Protocol.md §8): each side commits to SHA-256(roll || nonce) (a quick
 /// roll: BLAKE2b-256) before either reveals, so neither can choose its secret after seeing the other's.
 ///
-/// Every game hashes three times on each side (our commitment, the check of the peer's, the
-/// first-move decision): the inputs are laid out in stack buffers and the digests read in place
+/// Every game hashes four times on each side (our commitment, the check of the peer's, the
+/// first-move decision, the game key): the inputs are laid out in stack buffers and the digests read in place
 /// (docs/performance.md).
 public enum Commitment {
     /// Bytes in a secret: the roll (4) and the nonce (16).
