@@ -125,6 +125,7 @@ final class DaemonState {
                 restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
                 continue
             }
+            let quick = g.secret.flatMap { s in g.theirCommitment.map { GameKey.isQuick(key: key, secret: s, theirCommitment: $0) } } ?? false
             // Our claim the peer has not answered yet is held as it was, offered until it is (§13).
             let ourClaim = g.state == .finished && g.ending == GameEnding.claimed.rawValue && g.result == .won
             if g.state == .finished, !ourClaim {
@@ -133,13 +134,14 @@ final class DaemonState {
                 let claim: EndedGame.Claim? = g.ending == GameEnding.claimed.rawValue ? .theirs : nil
                 ends.append(RestoredEnd(peer: g.peerID, game: EndedGame(key: key, moves: g.moves.map(\.cell), weMovedFirst: first,
                                                                        resignedByUs: resigned, match: g.matchID, size: size,
-                                                                       number: g.number, claim: claim)))
+                                                                       number: g.number, claim: claim,
+                                                                       secret: quick ? g.secret : nil)))
                 continue
             }
             guard let session = try? GameSession(restoring: size, key: key, weMovedFirst: first, moves: g.moves.map(\.cell),
                                                  moveTime: UInt16(clamping: g.moveTime), round: g.number,
                                                  score: scores[g.peerID] ?? Score(), rng: makeRandom(),
-                                                 rematchDelay: rematchDelay, secret: g.secret,
+                                                 rematchDelay: rematchDelay, secret: g.secret, quick: quick,
                                                  ask: UInt16(clamping: moveTime.components.seconds)) else { continue }
             restored.append(RestoredGame(peer: peer, match: g.matchID, game: session, claimed: ourClaim))
         }

@@ -65,7 +65,7 @@ extension Suspensions {
                 outbox.append(.record(GameFactRecord(.adjourned, of: s.match, peer: peer.id, peerName: peer.name)))
                 outbox.emit(.claimWithdrawn(peer, reason: r.status == .claimed ? "\(peer.name) waited and claimed it too"
                                                                                  : "\(peer.name) is back and refuses the claim"))
-                if r.status == .claimed { outbox.send(link, .resume(answer(s, .claimRefused, on: link))) }
+                if r.status == .claimed { outbox.send(link, .resume(answer(s, .claimRefused))) }
                 return linkReady(link, now: now)
             }
         }
@@ -82,10 +82,10 @@ extension Suspensions {
         let due = s.claimAt.map { now >= $0 } ?? false
         guard elsewhere, due, s.match.game.pausedWithOurTurn != nil else {
             // Free, not yet past our own limit, or a roll waiting to decide: refused; our offer follows.
-            outbox.send(link, .resume(answer(s, .claimRefused, on: link)))
+            outbox.send(link, .resume(answer(s, .claimRefused)))
             return linkReady(link, now: now)
         }
-        let accepted = answer(s, .claimAccepted, on: link)
+        let accepted = answer(s, .claimAccepted)
         recordMissing(s, r)
         s.match.game.lostByClaim(now: now)
         outbox.emit(.gameClaimed(peer, won: false, reason: "\(peer.name) waited past its adjourn limit while you were in another game"))
@@ -95,8 +95,8 @@ extension Suspensions {
     }
 
     /// Our RESUME with `status`: our list, as the offer tells it.
-    private func answer(_ s: Suspended, _ status: Resume.Status, on link: Link) -> Resume {
-        var r = offer(s, on: link)
+    private func answer(_ s: Suspended, _ status: Resume.Status) -> Resume {
+        var r = offer(s)
         r.status = status
         return r
     }

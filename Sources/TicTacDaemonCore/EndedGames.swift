@@ -14,10 +14,14 @@ public struct EndedGame: Sendable {
     /// side accepted (status 5).
     public enum Claim: Sendable { case ours, theirs }
     public let claim: Claim?
+    /// Our roll secret after a quick roll, up to the first move: the peer may have missed our
+    /// ROLL and holds the roll undecided (Protocol.md §13).
+    public let secret: [UInt8]?
 
     public init(key: ID128, moves: [Int], weMovedFirst: Bool, resignedByUs: Bool, match: ID128, size: BoardSize, number: Int,
-                claim: Claim? = nil) {
+                claim: Claim? = nil, secret: [UInt8]? = nil) {
         self.claim = claim
+        self.secret = moves.count <= 1 ? secret : nil
         self.key = key
         self.moves = moves
         self.weMovedFirst = weMovedFirst
@@ -32,7 +36,7 @@ public struct EndedGame: Sendable {
 
     func resume(_ status: Resume.Status) -> Resume {
         Resume(key: key, moves: UInt16(moves.count), digest: GameKey.digest(key: key, moves: moves),
-               last: moves.last.map { UInt16($0) }, status: status)
+               last: moves.last.map { UInt16($0) }, status: status, secret: status == .unknown ? nil : secret)
     }
 
     /// What our history adds when the peer's RESUME for this game comes: its move that crossed
@@ -75,8 +79,8 @@ public struct EndedGame: Sendable {
 }
 
 /// The last finished game with each peer whose end the peer may not have read: its link was
-/// lost before the next game's roll decided (a decided roll means the peer read our RESET, and
-/// so everything before it). Offered once on the next link and answered from here, so the peer
+/// lost before the next game's roll decided (a decided roll means the peer read our RESET, or
+/// our quick ROLL_COMMIT, and so everything before it). Offered once on the next link and answered from here, so the peer
 /// learns the end it missed, and two ends that crossed are settled alike (Protocol.md §13).
 struct EndedGames {
     struct Entry {

@@ -222,7 +222,8 @@ final class Match {
         guard game.state == .done, let key = game.key, lastEnded?.key != key else { return }
         lastEnded = EndedGame(key: key, moves: game.moves, weMovedFirst: game.piece == .o,
                               resignedByUs: game.endedByOurResignation, match: id, size: game.size, number: game.round,
-                              claim: game.lastHow != .claimed ? nil : game.lastResult == .won ? .ours : .theirs)
+                              claim: game.lastHow != .claimed ? nil : game.lastResult == .won ? .ours : .theirs,
+                              secret: game.rolledQuickly ? game.resumeSecret : nil)
     }
 }
 

@@ -200,7 +200,7 @@ final class Suspensions {
             return
         }
         s.offeredOn = link.id
-        let resume = offer(s, on: link)
+        let resume = offer(s)
         s.toldBusy = resume.status == .busy ? link.id : nil
         outbox.send(link, .resume(resume))
     }
@@ -312,8 +312,8 @@ final class Suspensions {
         return true
     }
 
-    /// What RESUME says on `link` of the game we hold with `s.peer`.
-    func offer(_ s: Suspended, on link: Link) -> Resume {
+    /// What RESUME says of the game we hold with `s.peer`.
+    func offer(_ s: Suspended) -> Resume {
         let game = s.match.game
         guard let key = game.resumeKey else {
             return Resume(key: ID128(high: 0, low: 0), moves: 0, digest: Array(repeating: 0, count: 32), last: nil, status: .unknown)
@@ -321,8 +321,7 @@ final class Suspensions {
         let elsewhere = busy(apartFrom: s.peer.id)
         let status: Resume.Status = !game.isPaused ? .resigned : s.claimed ? .claimed : elsewhere ? .busy : .ready
         return Resume(key: key, moves: UInt16(game.moves.count), digest: GameKey.digest(key: key, moves: game.moves),
-                      last: game.moves.last.map { UInt16($0) }, status: status,
-                      secret: game.resumeSecret(afterOneMove: matches.rollsQuickly(on: link)))
+                      last: game.moves.last.map { UInt16($0) }, status: status, secret: game.resumeSecret)
     }
 
     /// A resignation apart meets the peer's list one move longer (its MOVE crossed the

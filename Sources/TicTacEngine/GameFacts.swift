@@ -77,6 +77,18 @@ public enum GameKey {
 
     private static let keyLabel: StaticString = "tictac game key"
 
+    /// A stored roll was quick (Protocol.md §8): `key` is the one BLAKE2b makes from our secret's
+    /// commitment and the peer's (the two hashes make different keys).
+    public static func isQuick(key: ID128, secret: [UInt8], theirCommitment: [UInt8]) -> Bool {
+        let ours = secret.withUnsafeBytes { input in
+            withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { d in
+                RollHash.digest(input, quick: true, into: d)
+                return Array(UnsafeRawBufferPointer(d))
+            }
+        }
+        return make(ours, theirCommitment, quick: true) == key
+    }
+
     /// SHA-256 over the game's key and its moves (each cell as 2 big-endian bytes): two sides
     /// with the same digest hold the same move list.
     public static func digest(key: ID128, moves: some Collection<Int>) -> [UInt8] {

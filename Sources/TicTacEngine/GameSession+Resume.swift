@@ -25,12 +25,12 @@ extension GameSession {
         }
     }
 
-    /// What RESUME tells of our roll while the game has no move: our secret (§13). With quick
-    /// rolls (`afterOneMove`) also after the first: a quick roll decides on the peer's ROLL, so
-    /// the peer may lack ours while we already moved first.
-    public func resumeSecret(afterOneMove: Bool) -> [UInt8]? {
+    /// What RESUME tells of our roll while the game has no move: our secret (§13). After a quick
+    /// roll also after the first: it decides on the peer's ROLL, so the peer may lack ours while
+    /// we already moved first (or ended the game).
+    public var resumeSecret: [UInt8]? {
         if case let .pausedRoll(exchange) = phase { return exchange.ourSecret }
-        return moves.count <= (afterOneMove ? 1 : 0) ? rollSecret : nil
+        return moves.count <= (rolledQuickly ? 1 : 0) ? rollSecret : nil
     }
 
     /// A roll kept undecided: RESUME tells our secret, and `decideRoll` takes the peer's.
@@ -195,9 +195,10 @@ extension GameSession {
     /// games (`--move-time` now; the stored clock when nil).
     public init(restoring size: BoardSize, key: ID128, weMovedFirst: Bool, moves: [Int], moveTime: UInt16, round: Int,
                 score: Score, rng: some RandomNumberGenerator, rematchDelay: Duration = .seconds(3),
-                secret: [UInt8]? = nil, ask: UInt16? = nil) throws(GameFault) {
+                secret: [UInt8]? = nil, quick: Bool = false, ask: UInt16? = nil) throws(GameFault) {
         self.init(size: size, rng: rng, rematchDelay: rematchDelay, score: score, moveTime: .seconds(Int64(ask ?? moveTime)))
         rollSecret = moves.count <= 1 ? secret : nil
+        rolledQuickly = quick
         piece = weMovedFirst ? .o : .x
         for (i, cell) in moves.enumerated() {
             let ours = (i % 2 == 0) == weMovedFirst

@@ -188,6 +188,7 @@ extension GameSession {
         if let key { record(.decided(weMoveFirst: first, key: key, moveTime: Int(agreedMoveTime))) }
         piece = first ? .o : .x
         rolls = (decision.ourRoll, decision.theirRoll)
+        rolledQuickly = exchange.quick
         show(.rolls(yours: decision.ourRoll, theirs: decision.theirRoll, moveTime: Int(agreedMoveTime)))
         guard starting else {
             return phase = .paused(ourTurn: first, remaining: agreedMoveTime > 0 ? .seconds(Int64(agreedMoveTime)) : nil)
