@@ -16,7 +16,7 @@ extension GameSession {
         switch message {
         case .rollCommit:
             switch (peerRound + 1 - ourRound, phase) {
-            case (0, .rolling), (1, .done), (1, .beginning): receiveReset()
+            case (0, .rolling), (1, .done), (1, .beginning): try receiveReset()
             default: throw GameFault.rejecting(message, stateContext)
             }
         case .reset, .rollAck:
@@ -26,8 +26,9 @@ extension GameSession {
         }
     }
 
-    /// RESET opens the peer's next round: it is the peer's "new game" (Protocol.md §8).
-    mutating func receiveReset() {
+    /// RESET opens the peer's next round: it is the peer's "new game" (Protocol.md §8). Anywhere
+    /// else it is a fault, and like any fault after our reveal the peer's forfeit.
+    mutating func receiveReset() throws(GameFault) {
         peerRound += 1
         switch (peerRound - ourRound, phase) {
         case (0, .rolling):
@@ -37,7 +38,7 @@ extension GameSession {
         case (1, .beginning):
             phase = .beginning(early: RollExchange())
         default:
-            fail(GameFault(.unexpectedMessage, "RESET in state \(state)"))
+            throw GameFault(.unexpectedMessage, "RESET in state \(state)")
         }
     }
 }

@@ -24,7 +24,7 @@ import TicTacTime
 // send neither RESET nor ROLL_ACK: ROLL_COMMIT opens the game, and the peer's ROLL decides.
 //
 // Timers (Protocol.md §9), one at a time (`pollTimeout()`): the first move must be decided within
-// `rollTimeout` of our RESET (a peer that saw our reveal and withholds its own forfeits, and the
+// `rollTimeout` of our RESET or quick ROLL_COMMIT (a peer that saw our reveal and withholds its own forfeits, and the
 // link closes); our player's move clock resigns for it with TIME_UP; the peer's move clock, plus
 // `moveGrace`, ends a game the peer stalls (forfeit, and the link closes).
 //
@@ -90,6 +90,8 @@ public struct GameSession: SansIOCore {
     /// Both sides roll without RESET and ROLL_ACK (capability `quickRoll`): our ROLL_COMMIT
     /// opens the game, and the roll decides on the peer's ROLL (Protocol.md §8).
     public var quickRoll = false
+    /// The running (or last) game's roll was quick, so RESUME tells our secret up to its first move (§13).
+    public internal(set) var rolledQuickly = false
     /// The key of the last game that ended, and how many moves its history holds.
     public internal(set) var lastKey: ID128?
     var lastMoveCount = 0
@@ -303,8 +305,9 @@ public struct GameSession: SansIOCore {
 
     private mutating func receive(_ message: Message, now: Instant) {
         switch phase { case .interrupted, .paused, .pausedRoll: return; default: break } // no link to hear
-        if case .reset = message, !quickRoll { return receiveReset() } // a pattern, not ==: no full comparison of two messages
         do throws(GameFault) {
+            // A pattern, not ==: no full comparison of two messages.
+            if case .reset = message, !quickRoll { return try receiveReset() }
             if quickRoll { try opensRound(message) }
             switch (peerRound - ourRound, phase) {
             case (0, .rolling(var exchange, let deadline)):

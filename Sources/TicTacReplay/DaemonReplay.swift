@@ -272,6 +272,7 @@ public struct DaemonReplay {
         case .accept: command = .accept
         case .decline: command = .decline
         case .reset: command = .new
+        case .rollCommit: command = .new // a quick roll's game opens with it, no RESET (Protocol.md §8)
         case .invite:
             guard let peer = peerIDs[id] else { return false }
             command = .invite(peer.description)

@@ -76,6 +76,18 @@ import TicTacTime
         #expect(n.events[0].contains { if case .game(.gameOver(.won, nil, false), _) = $0 { true } else { false } })
     }
 
+    /// A RESET in a game in play is a fault on either kind of link, and the peer's forfeit
+    /// (Protocol.md §8: any message the state does not allow, once our ROLL is out).
+    @Test(arguments: [false, true])
+    func aResetInPlayIsTheSendersForfeit(quick: Bool) throws {
+        var n = CoreNet(self.quick("ann", seed: 89, quick), self.quick("ben", seed: 90, quick))
+        let link = try invited(&n)
+        #expect(n.game(0)?.state == .myTurn || n.game(0)?.state == .opponentTurn)
+        n.inject(.reset, to: 0, link: link)
+        #expect(n.sent(0).contains { if case let .error(code, _) = $0 { code == ErrorCode.unexpectedMessage.rawValue } else { false } })
+        #expect(n.events[0].contains { if case .game(.gameOver(.won, nil, false), _) = $0 { true } else { false } })
+    }
+
     /// A second ROLL_COMMIT in one game opens no second round: `unexpected-message`.
     @Test func aSecondCommitmentInOneGameIsRefused() throws {
         var n = CoreNet(quick("ann", seed: 87), quick("ben", seed: 88))
@@ -108,5 +120,34 @@ import TicTacTime
             #expect(annMoves.contains([1, 4, 0]), "ann took ben's first move from RESUME: \(annMoves)")
         }
         #expect(found, "no seed in 1...41 gave ben the first move")
+    }
+
+    /// The same cut after ben decided, and then ended the game itself (it resigned, at once or
+    /// after its first move), before the link was lost; `restart`: ben is killed and started
+    /// again from its history before the link comes back. Ben's RESUME for the ended game gives
+    /// its secret too, so ann decides and takes the resignation: one result on both sides.
+    @Test(arguments: [false, true], [false, true])
+    func aCutAfterTheDeciderEndedTheGameIsSettledOnBothSides(moveFirst: Bool, restart: Bool) throws {
+        var found = false
+        for seed in stride(from: UInt64(1), through: 61, by: 2) where !found {
+            var sim = try ResultSimulation(seed: seed, quick: true)
+            try sim.playOneGameToItsEnd()
+            sim.n.advance(by: .seconds(3))
+            sim.n.deliver(to: 0)
+            sim.n.deliver(to: 1)
+            let state = sim.n.game(1)?.state
+            guard sim.n.game(0)?.state == .rollingDice, moveFirst ? state == .myTurn : state == .opponentTurn else { continue }
+            found = true
+            if moveFirst { try sim.n.command(1, .move(4)) }
+            try sim.n.command(1, .resign)
+            sim.cutEveryLink() // ben's ROLL, and all after it, lost
+            if restart { sim.restart(1) }
+            let before = sim.n.records[0].count
+            let problem = sim.run(steps: 0)
+            #expect(problem == nil, "\(problem ?? "")")
+            let annEnds = sim.n.records[0][before...].compactMap { if case let .ended(r, _) = $0.fact { r } else { nil } }
+            #expect(annEnds.first == .won, "ann took ben's resignation: \(annEnds)")
+        }
+        #expect(found, "no seed in 1...61 gave that decision")
     }
 }

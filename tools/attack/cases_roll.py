@@ -30,7 +30,8 @@ def _accepted(p, gid, timeout=5.0):
 
 
 def _bot_reveal(p, timeout=5.0, quick=False):
-    """Our RESET and ROLL_COMMIT are out: reads the bot's commitment and ROLL. (commit, secret, roll)"""
+    """Our RESET (none in a quick roll) and ROLL_COMMIT are out: reads the bot's commitment and ROLL.
+    (commit, secret, roll)"""
     commit = None
     while True:
         f = p.next(timeout)
