@@ -1,7 +1,6 @@
 """Attack cases on the fair roll (Protocol.md §8): a peer that has the daemon's reveal knows who
 moves first before it reveals or acknowledges. These cases quit whenever they would move second
 and check that quitting then is a recorded loss, so the first move is still a fair coin."""
-import hashlib
 import os
 import socket
 import struct
@@ -136,18 +135,24 @@ def quit_on_loss_vs_bot(t):
 QUICK = 1 | 128  # HELLO capabilities: tic-tac-toe and quick roll (§6, §8)
 
 
+def _quick_game(t):
+    """A fresh link with capability bit 7, an accepted invitation and our ROLL_COMMIT sent."""
+    p = ready_peer(t.bot_port, caps=QUICK)
+    gid = os.urandom(16)
+    p.send(w.invite(gid))
+    _accepted(p, gid)
+    g = w.Game(p, quick=True)
+    g.start()
+    return p, g
+
+
 def quick_rolls_vs_bot(t):
     """A client that sets capability bit 7 plays the bot with quick rolls (§8): ROLL_COMMIT opens
     each game, nobody sends RESET or ROLL_ACK, each side decides on the other's ROLL; both see
     the same first mover (the bot's first MOVE comes exactly when we computed it moves first)."""
     results, firsts = [], 0
     for _ in range(6):
-        p = ready_peer(t.bot_port, caps=QUICK)
-        gid = os.urandom(16)
-        p.send(w.invite(gid))
-        _accepted(p, gid)
-        g = w.Game(p, quick=True)
-        g.start()
+        p, g = _quick_game(t)
         firsts += g.roll()
         results.append(g.play(pick=cases.blunder))
         p.send(w.leave())
@@ -161,12 +166,7 @@ def quick_roll_lies(t):
     bot's reveal it is a forfeit: the bot records the game as won."""
     t.bot.drain()
     for lie in (w.reset(), w.roll_ack(7)):
-        p = ready_peer(t.bot_port, caps=QUICK)
-        gid = os.urandom(16)
-        p.send(w.invite(gid))
-        _accepted(p, gid)
-        g = w.Game(p, quick=True)
-        g.start()
+        p, _ = _quick_game(t)
         _bot_reveal(p, quick=True)  # the bot's commitment and ROLL: its reveal is out
         p.send(lie)
         p.expect_error("unexpected-message")
