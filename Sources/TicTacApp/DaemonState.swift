@@ -125,7 +125,8 @@ final class DaemonState {
                 restored.append(RestoredGame(peer: peer, match: g.matchID, game: session))
                 continue
             }
-            let quick = g.secret.flatMap { s in g.theirCommitment.map { GameKey.isQuick(key: key, secret: s, theirCommitment: $0) } } ?? false
+            // A quick roll's secret goes with RESUME up to the first move (§13): only then is it asked.
+            let quick = g.moves.count <= 1 && g.secret.flatMap { s in g.theirCommitment.map { GameKey.isQuick(key: key, secret: s, theirCommitment: $0) } } == true
             // Our claim the peer has not answered yet is held as it was, offered until it is (§13).
             let ourClaim = g.state == .finished && g.ending == GameEnding.claimed.rawValue && g.result == .won
             if g.state == .finished, !ourClaim {

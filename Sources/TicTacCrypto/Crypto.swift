@@ -28,18 +28,9 @@ public struct SHA256 {
 
     /// The 32-byte digest; the hasher is spent.
     public mutating func finalize() -> [UInt8] {
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 1) { out in
-            finalize(into: out)
-            return Array(UnsafeRawBufferPointer(out))
-        }
-    }
-
-    /// Writes the 32-byte digest into the first 32 bytes of `out`, for a reader that keeps none
-    /// of it (no array is made); the hasher is spent.
-    public mutating func finalize(into out: UnsafeMutableRawBufferPointer) {
-        precondition(out.count >= 32) // our callers' own buffers
-        guard let digest = out.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        _ = crypto_hash_sha256_final(&state, digest)
+        var digest = [UInt8](repeating: 0, count: 32)
+        _ = crypto_hash_sha256_final(&state, &digest)
+        return digest
     }
 
     public static func hash(data: [UInt8]) -> [UInt8] {

@@ -59,12 +59,8 @@ final class Matches {
         let rolls: Capabilities = [.resume, .rollResume]
         game.keepsRoll = config.resumeWindow > .zero && config.capabilities.isSuperset(of: rolls)
             && link.peer?.capabilities.isSuperset(of: rolls) == true
-        game.quickRoll = rollsQuickly(on: link)
-    }
-
-    /// Both sides roll without RESET and ROLL_ACK on `link` (Protocol.md §8).
-    func rollsQuickly(on link: Link) -> Bool {
-        config.capabilities.contains(.quickRoll) && link.peer?.capabilities.contains(.quickRoll) == true
+        // Both sides roll without RESET and ROLL_ACK (Protocol.md §8).
+        game.quickRoll = config.capabilities.contains(.quickRoll) && link.peer?.capabilities.contains(.quickRoll) == true
     }
 
     /// The match on `link` ends and the link goes back to the lobby; the score is kept.

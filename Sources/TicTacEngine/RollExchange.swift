@@ -73,7 +73,7 @@ struct RollExchange {
     /// ROLL: checked against the peer's commitment, then acknowledged by echoing the roll. A
     /// quick roll is not acknowledged (nil): the sealed stream already guarantees what the echo
     /// checked, so ours counts as read once the peer's ROLL is in (ours went out first, step 3).
-    mutating func receiveRoll(_ value: UInt32, nonce: ID128, quick: Bool = false) throws(GameFault) -> Message? {
+    mutating func receiveRoll(_ value: UInt32, nonce: ID128) throws(GameFault) -> Message? {
         guard let c = theirCommitment else { throw GameFault(.unexpectedMessage, "ROLL before ROLL_COMMIT") }
         guard theirRoll == nil else { throw GameFault(.unexpectedMessage, "second ROLL for one commitment") }
         guard Commitment.verify(c, roll: value, nonce: nonce, quick: quick) else {
@@ -122,16 +122,13 @@ struct RollExchange {
     /// a quick roll (the two rules make different keys); nil when neither rule makes it.
     init?(secret: [UInt8], theirCommitment: [UInt8], moveTime: UInt16, key: ID128) {
         guard let (roll, nonce) = Self.split(secret) else { return nil }
+        quick = GameKey.isQuick(key: key, secret: secret, theirCommitment: theirCommitment)
+        ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce, quick: quick))
         revealed = true
         self.theirCommitment = theirCommitment
         theirMoveTime = moveTime
-        for quick in [true, false] {
-            self.quick = quick
-            ours = (roll, nonce, Commitment.make(roll: roll, nonce: nonce, quick: quick))
-            fixKey()
-            if madeKey == key { return }
-        }
-        return nil
+        fixKey()
+        guard madeKey == key else { return nil }
     }
 
     /// The peer's secret from its RESUME (Protocol.md §13): it must open the peer's commitment
@@ -234,7 +231,7 @@ extension GameSession {
             reveal(&exchange)
         case let .roll(value, nonce):
             // A quick roll decides below, in this same turn: the decision is recorded, not the secret.
-            guard let ack = try exchange.receiveRoll(value, nonce: nonce, quick: quickRoll) else { break }
+            guard let ack = try exchange.receiveRoll(value, nonce: nonce) else { break }
             if keepsRoll, recordsFacts, let key = exchange.key {
                 emit(.record(.acknowledged(theirSecret: Commitment.secret(roll: value, nonce: nonce)), key: key))
             }

@@ -137,8 +137,8 @@ import TicTacWire
         try a.receiveCommit(ob.commitment, moveTime: 0)
         try b.receiveCommit(oa.commitment, moveTime: 0)
         #expect(a.reveal() != nil && b.reveal() != nil)
-        #expect(try a.receiveRoll(ob.roll, nonce: ob.nonce, quick: true) == nil) // no ROLL_ACK
-        #expect(try b.receiveRoll(oa.roll, nonce: oa.nonce, quick: true) == nil)
+        #expect(try a.receiveRoll(ob.roll, nonce: ob.nonce) == nil) // no ROLL_ACK
+        #expect(try b.receiveRoll(oa.roll, nonce: oa.nonce) == nil)
         let (da, db) = (try #require(try a.decision()), try #require(try b.decision()))
         #expect(da.weMoveFirst != db.weMoveFirst && da.ourRoll == db.theirRoll && da.theirRoll == db.ourRoll)
         let (sa, sb) = (try #require(a.ourSecret), try #require(b.ourSecret))
